@@ -1,0 +1,47 @@
+"""ember: a PyTorch-compatible tensor library whose core knows no device.
+
+``import ember`` loads the core only (dtypes, devices, the dispatcher and the
+operator schema); device backends are plugins loaded on first use of their
+name. This module re-exports the public API under PyTorch's names.
+"""
+
+from ember import library
+from ember._version import __version__
+from ember.core import _builtins, structured  # noqa: F401 - registers drivers
+from ember.core.api import (
+    all, amax, amin, any, arange, broadcast_shapes, broadcast_tensors, div, divide, empty, eye,
+    full, is_tensor, max, mean, min, numel, ones, prod, rand, randint, randn, result_type,
+    squeeze, sum, transpose, zeros,
+)
+from ember.core.device import device
+from ember.core.dtype import (
+    bfloat16, bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64, promote_types, set_default_dtype, uint8,
+)
+from ember.core.factories import as_tensor, from_numpy, tensor
+from ember.core.random import Generator, initial_seed, manual_seed, seed
+from ember.core.tensor import Size, Tensor
+from ember.core._printing import set_printoptions
+from ember.dispatcher.namespace import ops
+
+_builtins.load()
+globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
+
+float = float32  # noqa: A001 - PyTorch's aliases
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+__all__ = sorted(
+    ["library", "ops", "device", "dtype", "Tensor", "Size", "Generator", "tensor", "as_tensor",
+     "from_numpy", "manual_seed", "seed", "initial_seed", "get_default_dtype",
+     "set_default_dtype", "promote_types", "result_type", "set_printoptions", "__version__",
+     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+     "float64", "float", "double", "half", "long", "int", "short",
+     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "eye", "sum",
+     "mean", "prod", "amax", "amin", "all", "any", "max", "min", "div", "divide",
+     "broadcast_shapes", "broadcast_tensors", "transpose", "is_tensor", "numel", "squeeze"]
+    + sorted(_builtins.functions)
+)

@@ -1,0 +1,123 @@
+"""Loads ``ops.yaml``, registers the core's own kernels, and binds the Python surface.
+
+Run once by ``import ember``. The core registers only device-independent
+kernels (Composite decompositions and views) and does so through
+``ember.library``, the same API a plugin uses. Then every operator whose entry
+says ``api: [method]`` becomes a Tensor method bound directly to the operator's
+entry point (no wrapper), and ``api: [function]`` an ``ember.<name>`` function.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ember import library
+from ember.core import factories, functional, views
+from ember.core.tensor import Tensor
+from ember.dispatcher import registry
+from ember.dispatcher.schema import load_ops_yaml
+
+OPS_YAML = os.path.join(os.path.dirname(__file__), "ops.yaml")
+
+#: ``composite:`` names in ops.yaml -> the core's kernel.
+COMPOSITES: dict[str, Callable[..., Any]] = {
+    # views
+    "view": views.view, "view_dtype": views.view_dtype, "reshape": views.reshape,
+    "as_strided": views.as_strided, "expand": views.expand, "permute": views.permute,
+    "transpose": views.transpose, "t": views.t, "squeeze": views.squeeze,
+    "squeeze_dim": views.squeeze_dim, "squeeze_dims": views.squeeze_dims,
+    "unsqueeze": views.unsqueeze, "flatten": views.flatten, "unflatten": views.unflatten,
+    "narrow": views.narrow, "select": views.select, "slice": views.slice_,
+    "diagonal": views.diagonal, "alias": views.alias, "detach": views.detach,
+    # factories and copies
+    "empty": factories.empty, "empty_strided": factories.empty_strided,
+    "zeros": factories.zeros, "ones": factories.ones, "full": factories.full,
+    "empty_like": factories.empty_like, "zeros_like": factories.zeros_like,
+    "ones_like": factories.ones_like, "full_like": factories.full_like,
+    "rand_like": factories.rand_like, "randn_like": factories.randn_like,
+    "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
+    "rand": factories.rand, "randn": factories.randn, "randint": factories.randint,
+    "clone": factories.clone, "contiguous": factories.contiguous, "to_copy": factories.to_copy,
+    "zero_": lambda self: self.fill_(0),
+    # arithmetic
+    "matmul": functional.matmul, "mm": functional.mm, "mv": functional.mv,
+    "dot": functional.dot, "rsub": functional.rsub, "floor_divide": functional.floor_divide,
+    "true_divide": functional.true_divide,
+}
+
+#: Python operators -> the overload they call.
+DUNDERS = {
+    "__add__": "add.Tensor", "__iadd__": "add_.Tensor", "__sub__": "sub.Tensor",
+    "__isub__": "sub_.Tensor", "__mul__": "mul.Tensor", "__imul__": "mul_.Tensor",
+    "__truediv__": "div.Tensor", "__itruediv__": "div_.Tensor", "__floordiv__": "floor_divide",
+    "__mod__": "remainder.Tensor", "__pow__": "pow.Tensor_Tensor", "__ipow__": "pow_.Tensor",
+    "__eq__": "eq.Tensor", "__ne__": "ne.Tensor", "__lt__": "lt.Tensor", "__le__": "le.Tensor",
+    "__gt__": "gt.Tensor", "__ge__": "ge.Tensor", "__and__": "bitwise_and.Tensor",
+    "__or__": "bitwise_or.Tensor", "__xor__": "bitwise_xor.Tensor",
+    "__lshift__": "bitwise_left_shift.Tensor", "__rshift__": "bitwise_right_shift.Tensor",
+}
+
+#: Method aliases PyTorch has (name -> overload).
+ALIASES = {
+    "add": "add.Tensor", "sub": "sub.Tensor", "mul": "mul.Tensor", "multiply": "mul.Tensor",
+    "subtract": "sub.Tensor", "true_divide": "div.Tensor", "pow": "pow.Tensor_Tensor",
+    "remainder": "remainder.Tensor", "fmod": "fmod.Tensor", "eq": "eq.Tensor",
+    "ne": "ne.Tensor", "lt": "lt.Tensor", "le": "le.Tensor", "gt": "gt.Tensor",
+    "ge": "ge.Tensor", "greater": "gt.Tensor", "less": "lt.Tensor", "add_": "add_.Tensor",
+    "sub_": "sub_.Tensor", "mul_": "mul_.Tensor", "div_": "div_.Tensor",
+    "pow_": "pow_.Tensor", "fill_": "fill_.Scalar", "transpose": "transpose.int",
+    "swapaxes": "transpose.int", "unflatten": "unflatten.int", "select": "select.int",
+    "random_": "random_.from", "clip": None, "bitwise_and": "bitwise_and.Tensor",
+    "bitwise_or": "bitwise_or.Tensor", "bitwise_xor": "bitwise_xor.Tensor",
+}
+
+_library = library.Library("aten")
+functions: dict[str, Callable[..., Any]] = {}
+
+
+def load() -> None:
+    for entry in load_ops_yaml(OPS_YAML):
+        op = registry.define(entry.schema, entry)
+        comp = entry.get("composite")
+        if comp is not None:
+            _library.impl(op, COMPOSITES[comp], "Composite")
+        api = entry.get("api") or ()
+        name = entry.schema.name.name
+        if "method" in api and name not in Tensor.__dict__:
+            setattr(Tensor, name, op._fn)
+        if "function" in api and name not in functions:
+            functions[name] = op._fn
+    _link_variants()
+    # Until a formula set is loaded, autograd and tracing pass every operator through.
+    _library.fallback(registry.FALLTHROUGH, "Autograd")
+    _library.fallback(registry.FALLTHROUGH, "Tracer")
+    for dunder, name in DUNDERS.items():
+        setattr(Tensor, dunder, registry.lookup(name)._fn)
+    for name, target in ALIASES.items():
+        if target is not None and name not in Tensor.__dict__:
+            setattr(Tensor, name, registry.lookup(target)._fn)
+
+
+def _link_variants() -> None:
+    """Point each in-place/out= variant of a structured op at its functional overload."""
+    for op in registry.all_operators():
+        if op.kind is None or op.namespace != "aten":
+            continue
+        name = op.schema.name
+        if name.is_inplace:
+            base = registry.packet(f"aten::{name.base}")
+        elif op.schema.is_out:
+            base = op.packet
+        else:
+            continue
+        if base is None:
+            continue
+        cands = [
+            c for c in base._overloads.values()
+            if c.kind == op.kind and not c.schema.is_out and not c.schema.name.is_inplace
+        ]
+        same = [c for c in cands if c.schema.name.overload == name.overload]
+        if same or cands:
+            op.functional = (same or cands)[0]

@@ -1,0 +1,196 @@
+"""The ``ember.*`` functions whose Python forms differ from one schema.
+
+PyTorch's Python binding accepts ``zeros(2, 3)`` as well as ``zeros((2, 3))``,
+picks ``sum``'s overload from its arguments, and so on. These small wrappers do
+that and call exactly one operator; everything else in ``ember.*`` is an
+operator's entry point itself (``api: [function]`` in ops.yaml).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.core import dtype as dt
+from ember.core.functional import max, min  # noqa: F401 - re-exported
+from ember.core.structured import broadcast_shapes as _bshapes
+from ember.core.structured import result_type as _result_type
+from ember.core.tensor import Size, Tensor, _dims, _shape_args
+from ember.dispatcher.namespace import ops
+
+__all__ = [
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "eye", "sum", "mean",
+    "prod", "amax", "amin", "all", "any", "max", "min", "div", "result_type", "broadcast_shapes",
+    "broadcast_tensors", "transpose", "is_tensor", "numel", "squeeze",
+]
+
+
+def _factory(name: str, size: tuple[Any, ...], **kw: Any) -> Tensor:
+    requires_grad = kw.pop("requires_grad", False)
+    t = getattr(ops.aten, name).default(_shape_args(size), **kw)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(*size: Any, **kw: Any) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3), dtype=ember.int32, device="cpu")``."""
+    return _factory("zeros", size, **kw)
+
+
+def ones(*size: Any, **kw: Any) -> Tensor:
+    """A tensor of ones."""
+    return _factory("ones", size, **kw)
+
+
+def empty(*size: Any, **kw: Any) -> Tensor:
+    """An uninitialised tensor."""
+    requires_grad = kw.pop("requires_grad", False)
+    t = ops.aten.empty.memory_format(_shape_args(size), **kw)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def full(size: Any, fill_value: Any, **kw: Any) -> Tensor:
+    requires_grad = kw.pop("requires_grad", False)
+    t = ops.aten.full.default(_shape_args((size,)), fill_value, **kw)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def rand(*size: Any, **kw: Any) -> Tensor:
+    """Uniform samples on [0, 1)."""
+    return _factory("rand", size, **kw)
+
+
+def randn(*size: Any, **kw: Any) -> Tensor:
+    """Standard normal samples."""
+    return _factory("randn", size, **kw)
+
+
+def randint(low: int, high: Any = None, size: Any = None, **kw: Any) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    return ops.aten.randint.low(low, high, _shape_args((size,)), **kw)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, **kw: Any) -> Tensor:
+    """``arange(end)``, ``arange(start, end, step)``.
+
+    Examples:
+        >>> import ember
+        >>> ember.arange(5)
+        tensor([0, 1, 2, 3, 4])
+        >>> ember.arange(1, 2, 0.25)
+        tensor([1.0000, 1.2500, 1.5000, 1.7500])
+    """
+    if end is None:
+        start, end = 0, start
+    requires_grad = kw.pop("requires_grad", False)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    t = ops.aten.arange.start_step(*vals, **kw)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def eye(n: int, m: Any = None, **kw: Any) -> Tensor:
+    return ops.aten.eye.default(n, m, **kw)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    """Sum over ``dim`` (all dims if None)."""
+    return ops.aten.sum.dim_IntList(input, _dims(dim), keepdim, dtype=dtype)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    return ops.aten.mean.dim(input, _dims(dim), keepdim, dtype=dtype)
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    return ops.aten.prod.dim_IntList(input, _dims(dim), keepdim, dtype=dtype)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return ops.aten.amax.default(input, _dims(dim) or (), keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return ops.aten.amin.default(input, _dims(dim) or (), keepdim)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return ops.aten.all.dims(input, _dims(dim), keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return ops.aten.any.dims(input, _dims(dim), keepdim)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division, or ``rounding_mode="floor"``/``"trunc"``."""
+    if rounding_mode is None:
+        return ops.aten.div.Tensor(input, other)
+    if rounding_mode not in ("floor", "trunc"):
+        raise ValueError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    return ops.aten.div.Tensor_mode(input, other, rounding_mode=rounding_mode)
+
+
+divide = div
+
+
+def result_type(tensor1: Any, tensor2: Any) -> dt.dtype:
+    """The dtype an arithmetic op on the two operands produces.
+
+    Examples:
+        >>> import ember
+        >>> ember.result_type(ember.tensor([1, 2]), 1.0)
+        ember.float32
+        >>> ember.result_type(ember.tensor([1, 2], dtype=ember.uint8), ember.tensor(1000))
+        ember.uint8
+    """
+    return _result_type(tensor1, tensor2)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    out: tuple[int, ...] = ()
+    for s in shapes:
+        out = _bshapes(out, (s,) if isinstance(s, int) else tuple(s))
+    return Size(out)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    return ops.aten.transpose.int(input, dim0, dim1)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    return input.squeeze(dim)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def _tensor_div(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    return div(self, other, rounding_mode=rounding_mode)
+
+
+def _tensor_div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is None:
+        return ops.aten.div_.Tensor(self, other)
+    return ops.aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+
+Tensor.div = _tensor_div  # type: ignore[attr-defined]
+Tensor.divide = _tensor_div  # type: ignore[attr-defined]
+Tensor.div_ = _tensor_div_  # type: ignore[attr-defined]

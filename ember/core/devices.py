@@ -1,0 +1,129 @@
+"""The run-time table of device backends, filled lazily from plugins.
+
+``backend(name)`` returns the ``DeviceBackend`` for a device type, loading the
+``ember.devices`` entry point of that name on first use. ``normalize(d)`` turns a
+user's device (``"opencl"``) into the canonical one (``opencl:0``), and
+``mask(d)`` gives its dispatch-key bit. Both are cached per argument value, so
+the dispatcher's hot path pays one dict lookup.
+
+The built-in ``meta`` device lives here: shapes and dtypes only, no memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.core import dispatch_key as dk
+from ember.core.device import device
+from ember.dispatcher import registry
+from ember.plugins.backend import DeviceBackend
+
+__all__ = ["backend", "register_backend", "normalize", "mask", "registered"]
+
+_backends: dict[str, DeviceBackend] = {}
+_norm_cache: dict[Any, device] = {}
+_mask_cache: dict[Any, int] = {}
+
+
+class MetaBackend(DeviceBackend):
+    """The built-in device with no memory: every operator computes only its outputs' metadata."""
+
+    name = "meta"
+    indexed = False
+
+    def allocate(self, nbytes: int, dev: device) -> Any:
+        return None
+
+    def to_host(self, data: Any, offset: int, nbytes: int, dev: device) -> Any:
+        raise NotImplementedError(
+            "Cannot copy out of meta tensor; no data! Use a real device, such as 'cpu'"
+        )
+
+    def from_host(self, array: Any, dev: device) -> Any:
+        return None
+
+
+def register_backend(b: DeviceBackend) -> None:
+    """Make a device type usable; normally called by the plugin loader."""
+    if not b.name:
+        raise ValueError(f"device backend {b!r} has no name")
+    old = _backends.get(b.name)
+    if old is not None and old is not b:
+        raise RuntimeError(
+            f"device '{b.name}' is already registered by {old!r}; cannot register {b!r}"
+        )
+    if b.name != "meta":
+        dk.device_key(b.name)
+    _backends[b.name] = b
+    _norm_cache.clear()
+    _mask_cache.clear()
+
+
+def unregister_backend(name: str) -> None:
+    _backends.pop(name, None)
+    _norm_cache.clear()
+    _mask_cache.clear()
+
+
+def registered() -> dict[str, DeviceBackend]:
+    return dict(_backends)
+
+
+def backend(name: str) -> DeviceBackend:
+    """The backend of device type ``name``, loading its plugin if needed."""
+    b = _backends.get(name)
+    if b is None:
+        from ember.plugins import manager
+
+        manager.load_device(name)
+        b = _backends.get(name)
+        if b is None:
+            raise RuntimeError(manager.explain_missing_device(name))
+    return b
+
+
+def normalize(d: Any) -> device:
+    """The canonical device for a device-like value (str, ember.device)."""
+    r = _norm_cache.get(d)
+    if r is not None:
+        return r
+    dv = device(d)
+    b = backend(dv.type)
+    if b.indexed:
+        idx = 0 if dv.index is None else dv.index
+        n = b.device_count()
+        if idx >= n:
+            raise RuntimeError(
+                f"device {dv.type}:{idx} is out of range: {n} '{dv.type}' device(s) available"
+            )
+        r = device(dv.type, idx)
+    else:
+        if dv.index not in (None, 0):
+            raise RuntimeError(f"device '{dv.type}' has a single device; got index {dv.index}")
+        r = device(dv.type)
+    if isinstance(d, (str, device)):
+        _norm_cache[d] = r
+    return r
+
+
+def mask(d: Any) -> int:
+    """The dispatch-key bit mask of a device-like value."""
+    m = _mask_cache.get(d)
+    if m is None:
+        dv = normalize(d)
+        m = dk.Meta.mask if dv.type == "meta" else dk.device_key(dv.type).mask
+        if isinstance(d, (str, device)):
+            _mask_cache[d] = m
+    return m
+
+
+_default_device = ["cpu"]
+
+
+def default_mask() -> int:
+    return mask(_default_device[0])
+
+
+register_backend(MetaBackend())
+registry._device_mask_of = mask
+registry._default_device_mask = default_mask

@@ -1,0 +1,157 @@
+"""Composite operators built from primitives, and the Python-level forms of overloaded ops.
+
+``matmul`` and friends decompose into the ``bmm`` primitive plus views, so a
+device that implements ``bmm`` runs every matrix product. ``max``/``min`` pick
+between their full-reduction and ``dim`` forms as PyTorch's Python binding does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ember.core.structured import broadcast_shapes, expand_to
+from ember.core.tensor import Tensor
+
+__all__ = ["matmul", "mm", "mv", "dot", "max", "min", "rsub", "floor_divide", "true_divide"]
+
+
+def _aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+def _as_batch(t: Tensor, batch: tuple[int, ...], rows: int, cols: int) -> Tensor:
+    """View ``t`` (broadcast to ``batch + (rows, cols)``) as a 3-D (B, rows, cols) tensor."""
+    full = expand_to(t, batch + (rows, cols))
+    b = 1
+    for s in batch:
+        b *= s
+    if not batch:
+        return full.unsqueeze(0)
+    return full.reshape(b, rows, cols)
+
+
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    a, b = self, other
+    da, db = len(a._shape), len(b._shape)
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(a, b)
+    squeeze_first = da == 1
+    squeeze_last = db == 1
+    if squeeze_first:
+        a = a.unsqueeze(0)
+    if squeeze_last:
+        b = b.unsqueeze(1)
+    m, k = a._shape[-2:]
+    k2, n = b._shape[-2:]
+    if k != k2:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})"
+            if len(a._shape) == 2 and len(b._shape) == 2
+            else f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{_numel(a._shape[:-2]) or 1}, {k}] but got: [{_numel(b._shape[:-2]) or 1}, {k2}]."
+        )
+    batch = tuple(broadcast_shapes(a._shape[:-2], b._shape[:-2]))
+    out = _aten().bmm.default(_as_batch(a, batch, m, k), _as_batch(b, batch, k, n))
+    out = out.view(batch + (m, n))
+    if squeeze_first:
+        out = out.squeeze(-2)
+    if squeeze_last:
+        out = out.squeeze(-1)
+    return out
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    if len(self._shape) != 2 or len(mat2._shape) != 2:
+        raise RuntimeError(
+            f"self must be a matrix" if len(self._shape) != 2 else "mat2 must be a matrix"
+        )
+    return matmul(self, mat2)
+
+
+def mv(self: Tensor, vec: Tensor) -> Tensor:
+    if len(self._shape) != 2 or len(vec._shape) != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {len(self._shape)}, {len(vec._shape)}"
+        )
+    return matmul(self, vec)
+
+
+def dot(self: Tensor, tensor: Tensor) -> Tensor:
+    if len(self._shape) != 1 or len(tensor._shape) != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {len(self._shape)}D and {len(tensor._shape)}D tensors"
+        )
+    if self._shape[0] != tensor._shape[0]:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
+            "of elements, but got {} and {} elements respectively".format(
+                self._shape[0], tensor._shape[0], self._shape[0], tensor._shape[0])
+        )
+    if self._dtype is not tensor._dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{self._dtype.name.capitalize()} and {tensor._dtype.name.capitalize()}"
+        )
+    k = self._shape[0]
+    out = _aten().bmm.default(self.view(1, 1, k), tensor.view(1, k, 1))
+    return out.view(())
+
+
+class _MinMax(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+def _minmax(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
+    aten = _aten()
+    if isinstance(dim, Tensor):
+        # max(a, b): the elementwise form.
+        return getattr(aten, "maximum" if name == "max" else "minimum").default(self, dim)
+    if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return getattr(aten, "amax" if name == "max" else "amin").default(self, (), False)
+    values = getattr(aten, "amax" if name == "max" else "amin").default(self, (dim,), keepdim)
+    indices = getattr(aten, "argmax" if name == "max" else "argmin").default(self, dim, keepdim)
+    return _MinMax(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """``max(x)``, ``max(x, dim, keepdim)`` -> (values, indices), or ``max(x, other)``."""
+    return _minmax("max", input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """``min(x)``, ``min(x, dim, keepdim)`` -> (values, indices), or ``min(x, other)``."""
+    return _minmax("min", input, dim, keepdim)
+
+
+def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    """``other - alpha * self`` (what ``2 - x`` calls)."""
+    from ember.core.factories import scalar_tensor_like
+
+    return _aten().sub.Tensor(scalar_tensor_like(other, self), self, alpha=alpha)
+
+
+def floor_divide(self: Tensor, other: Any) -> Tensor:
+    return _aten().div.Tensor_mode(self, other, rounding_mode="floor")
+
+
+def true_divide(self: Tensor, other: Any) -> Tensor:
+    return _aten().div.Tensor(self, other)

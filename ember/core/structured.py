@@ -1,0 +1,617 @@
+"""Drivers for structured operators: the core's half of the "out convention".
+
+An operator whose ``ops.yaml`` entry has ``kind: <family>`` is structured: the
+core computes its output shape, dtype and device once (this module is the meta
+function of the whole family), allocates the output, broadcasts the inputs to
+the output's shape (stride-0 views) and casts them to the computation dtype.
+Only then does it call the device kernel, which does nothing but arithmetic:
+
+==========  ============================================  =======================
+family      kernel call                                   notes
+==========  ============================================  =======================
+unary       ``k(out, a, *scalars)``                       same shape and dtype
+binary      ``k(out, a, b, *scalars)``                    a, b expanded to out
+where       ``k(out, cond, a, b)``                        cond is bool
+reduce      ``k(out, a, dims)``                           out has keepdim shape
+bmm         ``k(out, a, b)``                              (B,M,N) (B,M,K) (B,K,N)
+copy        ``k(out, src)``                               any dtype pair, same device
+fill        ``k(out, value)``                             value is a Python scalar
+random      ``k(out, *params, generator_impl)``           fills ``out`` in place
+==========  ============================================  =======================
+
+float16/bfloat16 are computed in float32 unless the device lists them in
+``Capabilities.native_half``. The Meta device runs the same drivers with a
+no-op kernel, so every structured operator has a meta function for free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember.core import dtype as dt
+from ember.core.device import device
+from ember.core.storage import Storage
+from ember.core.tensor import Size, Tensor, contiguous_strides, make_tensor
+from ember.dispatcher import registry
+from ember.dispatcher.registry import OpOverload
+
+__all__ = ["new_empty", "broadcast_shapes", "expand_to", "cast", "result_type"]
+
+Kernel = Callable[..., Any]
+
+# -- allocation ---------------------------------------------------------------------------------
+_dev_info: dict[device, tuple[Callable[[int, device], Any], int, frozenset[dt.dtype]]] = {}
+_strides_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.dtype]]:
+    from ember.core import devices
+
+    b = devices.backend(dev.type)
+    native = frozenset(getattr(dt, n) for n in b.capabilities().native_half)
+    r = (b.allocate, devices.mask(dev), native)
+    _dev_info[dev] = r
+    return r
+
+
+def new_empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+    """A new contiguous tensor on ``dev`` with uninitialised contents."""
+    info = _dev_info.get(dev) or _info(dev)
+    st = _strides_cache.get(shape)
+    if st is None:
+        if len(_strides_cache) > 4096:
+            _strides_cache.clear()
+        st = _strides_cache[shape] = contiguous_strides(shape)
+    n = dtype.itemsize
+    for s in shape:
+        n *= s
+    return make_tensor(Storage(info[0](n, dev), n, dev), shape, st, 0, dtype, dev, info[1])
+
+
+def compute_dtype(d: dt.dtype, dev: device) -> dt.dtype:
+    """The dtype kernels compute ``d`` in on ``dev`` (half types widen unless native)."""
+    if d is dt.float16 or d is dt.bfloat16:
+        info = _dev_info.get(dev) or _info(dev)
+        return d if d in info[2] else dt.float32
+    return d
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+_bcast_cache: dict[tuple[tuple[int, ...], tuple[int, ...]], Size] = {}
+
+
+def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> Size:
+    """PyTorch's broadcasting of two shapes, with its error text."""
+    key = (a, b)
+    r = _bcast_cache.get(key)
+    if r is not None:
+        return r
+    n = max(len(a), len(b))
+    pa = (1,) * (n - len(a)) + tuple(a)
+    pb = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                f"at non-singleton dimension {i}"
+            )
+    if len(_bcast_cache) > 4096:
+        _bcast_cache.clear()
+    r = _bcast_cache[key] = Size(out)
+    return r
+
+
+def expand_to(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A view of ``t`` broadcast to ``shape`` (stride 0 on broadcast dims)."""
+    if t._shape == shape:
+        return t
+    n = len(shape)
+    lead = n - len(t._shape)
+    strides = [0] * lead
+    for i, (s, st) in enumerate(zip(t._shape, t._stride)):
+        strides.append(0 if s == 1 and shape[lead + i] != 1 else st)
+    v = make_tensor(t._storage, shape, tuple(strides), t._offset, t._dtype, t._device, t._ks)
+    v._base = t
+    return v
+
+
+def cast(t: Tensor, dtype: dt.dtype) -> Tensor:
+    """``t`` in ``dtype`` (itself if it already is), through the device's copy kernel."""
+    if t._dtype is dtype:
+        return t
+    out = new_empty(t._shape, dtype, t._device)
+    _copy_kernel(t._device)(out, t)
+    return out
+
+
+_copy_kernels: dict[device, Kernel] = {}
+
+
+def _copy_kernel(dev: device) -> Kernel:
+    k = _copy_kernels.get(dev)
+    if k is None:
+        from ember.core import dispatch_key as dk
+        from ember.core import devices
+
+        op = registry.lookup("aten::copy_")
+        ks = devices.mask(dev)
+        if ks == dk.Meta.mask:
+            k = registry._noop
+        else:
+            raw = op.kernels.get(dk.key_for_bit(ks.bit_length() - 1))
+            if raw is None:
+                raise NotImplementedError(
+                    f"device '{dev}' registers no kernel for aten::copy_, which every device "
+                    "must implement (it is the cast primitive)"
+                )
+            k = raw
+        _copy_kernels[dev] = k
+    return k
+
+
+# -- promotion ------------------------------------------------------------------------------------
+def result_type(*operands: Any) -> dt.dtype:
+    """PyTorch's result dtype for tensors and Python scalars (ember.result_type)."""
+    dim_t = zero_t = None
+    scat = -1
+    for o in operands:
+        if isinstance(o, Tensor):
+            if o._shape:
+                dim_t = o._dtype if dim_t is None else dt.promote_types(dim_t, o._dtype)
+            else:
+                zero_t = o._dtype if zero_t is None else dt.promote_types(zero_t, o._dtype)
+        elif isinstance(o, dt.dtype):
+            dim_t = o if dim_t is None else dt.promote_types(dim_t, o)
+        else:
+            scat = max(scat, dt.scalar_category(o))
+    return dt.combine(dim_t, zero_t, scat)
+
+
+_scalar_cache: dict[tuple[Any, ...], Tensor] = {}
+
+
+def scalar_tensor(value: Any, dtype: dt.dtype, dev: device) -> Tensor:
+    """A 0-dim tensor holding a Python scalar (cached: these never escape to users)."""
+    key = (type(value), value, dtype, dev)
+    t = _scalar_cache.get(key)
+    if t is None:
+        t = new_empty((), dtype, dev)
+        _fill_kernel(dev)(t, value)
+        if len(_scalar_cache) > 1024:
+            _scalar_cache.clear()
+        _scalar_cache[key] = t
+    return t
+
+
+_fill_kernels: dict[device, Kernel] = {}
+
+
+def _fill_kernel(dev: device) -> Kernel:
+    k = _fill_kernels.get(dev)
+    if k is None:
+        from ember.core import dispatch_key as dk
+        from ember.core import devices
+
+        ks = devices.mask(dev)
+        op = registry.lookup("aten::fill_.Scalar")
+        k = registry._noop if ks == dk.Meta.mask else op.kernels[dk.key_for_bit(ks.bit_length() - 1)]
+        _fill_kernels[dev] = k
+    return k
+
+
+def _can_cast(src: dt.dtype, dst: dt.dtype) -> bool:
+    return src.category <= dst.category
+
+
+def _check_inplace(op: OpOverload, cdt: dt.dtype, self: Tensor, shape: tuple[int, ...]) -> None:
+    if not _can_cast(cdt, self._dtype):
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES[cdt.name]} can't be cast to the desired output type "
+            f"{_TORCH_NAMES[self._dtype.name]}"
+        )
+    if shape != self._shape:
+        raise RuntimeError(
+            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
+
+
+_TORCH_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "float64": "Double",
+}
+
+
+def _check_dtype(op: OpOverload, allowed: Any, d: dt.dtype) -> None:
+    if allowed is not None and _CATEGORY_NAMES[d.category] not in allowed:
+        raise NotImplementedError(
+            f"{op.qualname} is not implemented for dtype {d.name}; it accepts "
+            f"{', '.join(allowed)} tensors"
+        )
+
+
+_CATEGORY_NAMES = ("bool", "int", "float")
+
+
+def _write_out(op: OpOverload, out: Tensor, result: Tensor) -> Tensor:
+    """Copy ``result`` into a user's ``out=`` tensor, resizing an empty one."""
+    if out._shape != result._shape:
+        if out.numel() != 0:
+            raise RuntimeError(
+                f"{op.qualname}: out has shape {list(out._shape)} but the result has shape "
+                f"{list(result._shape)}; pass an out tensor of the right shape or an empty one"
+            )
+        fresh = new_empty(result._shape, out._dtype, out._device)
+        out._storage, out._shape, out._stride, out._offset = (
+            fresh._storage, fresh._shape, fresh._stride, 0
+        )
+    if not _can_cast(result._dtype, out._dtype):
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES[result._dtype.name]} can't be cast to the desired "
+            f"output type {_TORCH_NAMES[out._dtype.name]}"
+        )
+    _copy_kernel(out._device)(out, result)
+    out._storage.version += 1
+    return out
+
+
+def _variant(op: OpOverload) -> str:
+    if op.schema.name.is_inplace:
+        return "inplace"
+    if op.schema.is_out:
+        return "out"
+    return "functional"
+
+
+# -- elementwise ----------------------------------------------------------------------------------
+def _float_result(d: dt.dtype) -> dt.dtype:
+    return d if d.category == dt.FLOAT else dt.get_default_dtype()
+
+
+#: kind -> (compute dtype from the promoted dtype, output dtype from the compute dtype)
+_ELEMENTWISE_RULES: dict[str, tuple[Callable[[dt.dtype], dt.dtype], Callable[[dt.dtype], dt.dtype]]] = {
+    "unary": (lambda d: d, lambda d: d),
+    "unary_float": (_float_result, lambda d: d),
+    "unary_bool": (lambda d: d, lambda d: dt.bool_),
+    "binary": (lambda d: d, lambda d: d),
+    "binary_float": (_float_result, lambda d: d),
+    "compare": (lambda d: d, lambda d: dt.bool_),
+    "logical": (lambda d: dt.bool_, lambda d: dt.bool_),
+}
+
+
+def _unary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    to_compute, to_out = _ELEMENTWISE_RULES[op.kind]  # type: ignore[index]
+    allowed = op.entry.get("dtypes") if op.entry is not None else None
+    variant = _variant(op)
+
+    def unary(self: Tensor, *scalars: Any) -> Tensor:
+        d = self._dtype
+        _check_dtype(op, allowed, d)
+        cdt = to_compute(d)
+        odt = to_out(cdt)
+        dev = self._device
+        kdt = compute_dtype(cdt, dev)
+        if variant == "inplace":
+            _check_inplace(op, odt, self, self._shape)
+            if kdt is self._dtype and cdt is d:
+                kernel(self, self, *scalars)
+            else:
+                tmp = new_empty(self._shape, to_out(kdt), dev)
+                kernel(tmp, cast(self, kdt), *scalars)
+                _copy_kernel(dev)(self, tmp)
+            self._storage.version += 1
+            return self
+        if variant == "out":
+            *scalars, out = scalars  # type: ignore[assignment]
+        a = self if kdt is d else cast(self, kdt)
+        res = new_empty(self._shape, to_out(kdt), dev)
+        kernel(res, a, *scalars)
+        if res._dtype is not odt:
+            res = cast(res, odt)
+        if variant == "out":
+            return _write_out(op, out, res)
+        return res
+
+    return unary
+
+
+def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    to_compute, to_out = _ELEMENTWISE_RULES[op.kind]  # type: ignore[index]
+    allowed = op.entry.get("dtypes") if op.entry is not None else None
+    variant = _variant(op)
+
+    def binary(self: Any, other: Any, *scalars: Any) -> Tensor:
+        if not isinstance(self, Tensor):
+            self = scalar_tensor(self, result_type(self, other), other._device)
+        if isinstance(other, Tensor):
+            sd, od = self._dtype, other._dtype
+            pdt = sd if sd is od else result_type(self, other)
+        else:
+            pdt = result_type(self, other)
+            other = scalar_tensor(other, pdt, self._device)
+        _check_dtype(op, allowed, pdt)
+        cdt = to_compute(pdt)
+        odt = to_out(cdt)
+        dev = self._device
+        shape = self._shape if self._shape == other._shape else broadcast_shapes(
+            self._shape, other._shape
+        )
+        kdt = compute_dtype(cdt, dev)
+        a = self if self._dtype is kdt else cast(self, kdt)
+        b = other if other._dtype is kdt else cast(other, kdt)
+        if variant == "out":
+            *scalars, out = scalars  # type: ignore[assignment]
+        if variant == "inplace":
+            _check_inplace(op, odt, self, shape)
+            res = self if (to_out(kdt) is self._dtype and a is self) else new_empty(
+                shape, to_out(kdt), dev
+            )
+            kernel(res, a, expand_to(b, shape), *scalars)
+            if res is not self:
+                _copy_kernel(dev)(self, res)
+            self._storage.version += 1
+            return self
+        res = new_empty(shape, to_out(kdt), dev)
+        kernel(res, expand_to(a, shape), expand_to(b, shape), *scalars)
+        if res._dtype is not odt:
+            res = cast(res, odt)
+        if variant == "out":
+            return _write_out(op, out, res)
+        return res
+
+    return binary
+
+
+def _where_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def where(condition: Tensor, self: Any, other: Any) -> Tensor:
+        if condition._dtype is not dt.bool_:
+            raise RuntimeError(
+                "where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{_TORCH_NAMES[condition._dtype.name]}"
+            )
+        dev = condition._device
+        pdt = result_type(self, other)
+        if not isinstance(self, Tensor):
+            self = scalar_tensor(self, pdt, dev)
+        if not isinstance(other, Tensor):
+            other = scalar_tensor(other, pdt, dev)
+        shape = broadcast_shapes(broadcast_shapes(condition._shape, self._shape), other._shape)
+        out = new_empty(shape, pdt, dev)
+        kernel(out, expand_to(condition, shape), expand_to(cast(self, pdt), shape),
+               expand_to(cast(other, pdt), shape))
+        return out
+
+    return where
+
+
+# -- reductions -----------------------------------------------------------------------------------
+def normalize_dims(op: OpOverload, dims: Any, ndim: int) -> tuple[int, ...]:
+    """Sorted, wrapped, unique reduction dims; ``None``/``[]`` mean all dims."""
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
+        return tuple(range(ndim))
+    if isinstance(dims, int):
+        dims = (dims,)
+    n = max(ndim, 1)
+    seen: list[int] = []
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                f"but got {d})"
+            )
+        d = d + n if d < 0 else d
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.append(d)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(seen))
+
+
+def _reduce_out_dtype(kind: str, op: OpOverload, d: dt.dtype, requested: Any) -> dt.dtype:
+    if requested is not None:
+        return requested  # type: ignore[no-any-return]
+    if kind == "reduce":
+        return dt.int64 if d.category != dt.FLOAT else d
+    if kind == "reduce_float":
+        if d.category != dt.FLOAT:
+            raise RuntimeError(
+                f"{op.schema.name.name}(): could not infer output dtype. Input dtype must be "
+                f"either a floating point or complex dtype. Got: {_TORCH_NAMES[d.name]}"
+            )
+        return d
+    if kind == "reduce_index":
+        return dt.int64
+    if kind == "reduce_bool":
+        return dt.bool_
+    return d
+
+
+def _reduce_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    kind = op.kind
+    assert kind is not None
+    nonempty = kind in ("reduce_same", "reduce_index")
+    has_dtype = any(a.name == "dtype" for a in op.schema.arguments)
+    name = op.schema.name.name
+
+    def reduce(self: Tensor, dim: Any = None, keepdim: bool = False, *rest: Any) -> Tensor:
+        requested = rest[0] if has_dtype and rest else None
+        x = self
+        if kind == "reduce_index" and dim is None:
+            x = self.reshape(-1) if self._shape else self
+            dims: tuple[int, ...] = (0,) if x._shape else ()
+        else:
+            dims = normalize_dims(op, dim, len(self._shape))
+        odt = _reduce_out_dtype(kind, op, x._dtype, requested)
+        if nonempty:
+            for d in dims:
+                if x._shape[d] == 0:
+                    raise IndexError(
+                        f"{name}(): Expected reduction dim {d} to have non-zero size."
+                    )
+            if not x._shape and x.numel() == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to have non-zero size.")
+        dev = x._device
+        if kind == "reduce_index":
+            kdt = compute_dtype(x._dtype, dev)
+            a = cast(x, kdt)
+        elif kind == "reduce_bool":
+            a = cast(x, dt.bool_)
+            kdt = dt.bool_
+        else:
+            kdt = compute_dtype(odt, dev)
+            a = cast(x, kdt)
+        if not dims:
+            # 0-dim input: reducing "nothing" keeps the value (argmax gives 0).
+            a = a.reshape(1)
+            kshape: tuple[int, ...] = (1,)
+            dims = (0,)
+            final: tuple[int, ...] = ()
+        else:
+            kshape = tuple(1 if i in dims else s for i, s in enumerate(x._shape))
+            final = kshape if keepdim else tuple(
+                s for i, s in enumerate(x._shape) if i not in dims
+            )
+        if kind == "reduce_index" and dim is None and keepdim:
+            final = (1,) * len(self._shape)
+        kout_dt = dt.int64 if kind == "reduce_index" else (dt.bool_ if kind == "reduce_bool" else kdt)
+        out = new_empty(kshape, kout_dt, dev)
+        kernel(out, a, dims)
+        if out._dtype is not odt:
+            out = cast(out, odt)
+        if out._shape != final:
+            out = make_tensor(out._storage, final, contiguous_strides(final), 0, out._dtype,
+                              dev, out._ks)
+        return out
+
+    return reduce
+
+
+# -- matmul primitive -----------------------------------------------------------------------------
+def _bmm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def bmm(self: Tensor, mat2: Tensor) -> Tensor:
+        if len(self._shape) != 3 or len(mat2._shape) != 3:
+            raise RuntimeError(
+                f"batch1 must be a 3D tensor and batch2 must be a 3D tensor; got shapes "
+                f"{list(self._shape)} and {list(mat2._shape)}"
+            )
+        b, m, k = self._shape
+        b2, k2, n = mat2._shape
+        if b != b2 or k != k2:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] "
+                f"but got: [{b2}, {k2}]."
+            )
+        if self._dtype is not mat2._dtype:
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{_C_NAMES[self._dtype.name]} != {_C_NAMES[mat2._dtype.name]}"
+            )
+        dev = self._device
+        kdt = compute_dtype(self._dtype, dev)
+        out = new_empty((b, m, n), kdt, dev)
+        kernel(out, cast(self, kdt), cast(mat2, kdt))
+        return cast(out, self._dtype)
+
+    return bmm
+
+
+_C_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
+    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "float32": "float", "float64": "double",
+}
+
+
+# -- copy, fill, random ---------------------------------------------------------------------------
+def _copy_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        if src._device is not self._device:
+            src = _to_device(src, self._device)
+        shape = broadcast_shapes(self._shape, src._shape)
+        if shape != self._shape:
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
+        if src._storage is self._storage and self._storage.data is not None:
+            src = _clone(src)
+        kernel(self, expand_to(src, self._shape))
+        self._storage.version += 1
+        return self
+
+    return copy_
+
+
+def _clone(t: Tensor) -> Tensor:
+    out = new_empty(t._shape, t._dtype, t._device)
+    _copy_kernel(t._device)(out, t)
+    return out
+
+
+def _to_device(src: Tensor, dev: device) -> Tensor:
+    """Move a tensor's values to another device through host memory."""
+    from ember.core import devices
+
+    s = src if src.is_contiguous() else _clone(src)
+    sb = devices.backend(s._device.type)
+    isz = s._dtype.itemsize
+    raw = sb.to_host(s._storage.data, s._offset * isz, s.numel() * isz, s._device)
+    db = devices.backend(dev.type)
+    data = db.from_host(raw, dev)
+    n = s.numel() * isz
+    return make_tensor(Storage(data, n, dev), s._shape, contiguous_strides(s._shape), 0,
+                       s._dtype, dev, devices.mask(dev))
+
+
+def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def fill_(self: Tensor, value: Any) -> Tensor:
+        if isinstance(value, Tensor):
+            if value._shape:
+                raise RuntimeError(
+                    "fill_ only supports 0-dimension value tensor but got tensor with "
+                    f"{len(value._shape)} dimensions."
+                )
+            value = value.item()
+        if self._dtype.category == dt.INT and isinstance(value, float) and value != value:
+            value = 0
+        kernel(self, value)
+        self._storage.version += 1
+        return self
+
+    return fill_
+
+
+def _random_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def random(self: Tensor, *params: Any) -> Tensor:
+        *args, gen = params
+        from ember.core.random import generator_impl
+
+        kernel(self, *args, generator_impl(gen, self._device))
+        self._storage.version += 1
+        return self
+
+    return random
+
+
+for _k in ("unary", "unary_float", "unary_bool"):
+    registry.register_driver(_k, _unary_driver)
+for _k in ("binary", "binary_float", "compare", "logical"):
+    registry.register_driver(_k, _binary_driver)
+for _k in ("reduce", "reduce_float", "reduce_same", "reduce_index", "reduce_bool"):
+    registry.register_driver(_k, _reduce_driver)
+registry.register_driver("where", _where_driver)
+registry.register_driver("bmm", _bmm_driver)
+registry.register_driver("copy", _copy_driver)
+registry.register_driver("fill", _fill_driver)
+registry.register_driver("random", _random_driver)

@@ -1,0 +1,656 @@
+"""The Tensor: a strided view of a Storage, plus the PyTorch method surface.
+
+A tensor is metadata (shape, stride, storage offset, dtype, device, dispatch
+keys) over a ``Storage``. Views make new metadata over the same storage; no
+device is involved (``ember.core.views``). Everything that computes goes
+through an operator (``ember.ops.aten.*``), so every device and every dispatch
+key sees the same calls.
+
+Must always hold: ``_ks`` is the tensor's dispatch key set (its device key, plus
+Autograd when it requires grad); ``_stride`` is in elements; strides are never
+negative.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ember.core import dtype as dt
+from ember.core.device import device
+from ember.core.storage import Storage
+
+__all__ = ["Tensor", "Size", "make_tensor", "contiguous_strides"]
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """A tensor's shape: a tuple of ints, printed as ``ember.Size([2, 3])``.
+
+    Examples:
+        >>> import ember
+        >>> ember.zeros(2, 3).shape
+        ember.Size([2, 3])
+        >>> ember.zeros(2, 3).shape.numel()
+        6
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"ember.Size([{', '.join(map(str, self))}])"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item: Any) -> Any:
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other: Any) -> Size:  # type: ignore[override]
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self) -> Any:
+        return (Size, (tuple(self),))
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides, in elements, of a tensor of ``shape``."""
+    st = []
+    acc = 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def make_tensor(storage: Storage, shape: tuple[int, ...], stride: tuple[int, ...], offset: int,
+                dtype: dt.dtype, dev: device, ks: int) -> Tensor:
+    """Create a tensor object without any checks (the core's fast constructor)."""
+    t = object.__new__(Tensor)
+    t._storage = storage
+    t._shape = shape if type(shape) is Size else Size(shape)
+    t._stride = stride
+    t._offset = offset
+    t._dtype = dtype
+    t._device = dev
+    t._ks = ks
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._base = None
+    return t
+
+
+def _shape_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` as PyTorch does."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            a = a.item()
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{what} must be a sequence of ints, but got {type(a).__name__}")
+        out.append(int(a))
+    return tuple(out)
+
+
+def _ops() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+class Tensor:
+    """A multi-dimensional array on some device, with PyTorch's API.
+
+    Construct tensors with factory functions (``ember.tensor``, ``ember.zeros``...),
+    not with this class.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([[1., 2.], [3., 4.]])
+        >>> x.shape, x.dtype, x.device
+        (ember.Size([2, 2]), ember.float32, device(type='cpu'))
+        >>> (x + x).tolist()
+        [[2.0, 4.0], [6.0, 8.0]]
+        >>> x.t().is_contiguous()
+        False
+    """
+
+    __slots__ = (
+        "_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_ks",
+        "_requires_grad", "_grad", "grad_fn", "_base", "__dict__", "__weakref__",
+    )
+    _storage: Storage
+    _shape: Size
+    _stride: tuple[int, ...]
+    _offset: int
+    _dtype: dt.dtype
+    _device: device
+    _ks: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        raise TypeError(
+            "ember.Tensor cannot be constructed directly; use ember.tensor(data), "
+            "ember.empty(size) or another factory function"
+        )
+
+    # -- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return self._shape
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self._shape
+        return self._shape[_wrap_dim(dim, len(self._shape), "size")]
+
+    def stride(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> dt.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.category == dt.FLOAT
+
+    def is_complex(self) -> bool:
+        return False
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def get_device(self) -> int:
+        return -1 if self._device.index is None else self._device.index
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        expected = 1
+        for size, st in zip(reversed(self._shape), reversed(self._stride)):
+            if size == 1:
+                continue
+            if size == 0:
+                return True
+            if st != expected:
+                return False
+            expected *= size
+        return True
+
+    def data_ptr(self) -> int:
+        if self._storage.data is None:
+            return 0
+        data = self._storage.data
+        if isinstance(data, np.ndarray):
+            return int(data.__array_interface__["data"][0]) + self._offset * self._dtype.itemsize
+        raise RuntimeError(f"data_ptr() is not available for device '{self._device}'")
+
+    # -- autograd surface (the engine lives in ember.autograd) ---------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self._dtype.category != dt.FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        from ember.core.dispatch_key import Autograd
+
+        self._requires_grad = bool(requires_grad)
+        self._ks = (self._ks | Autograd.mask) if requires_grad else (self._ks & ~Autograd.mask)
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def detach(self) -> Tensor:
+        return _ops().detach(self)
+
+    # -- host interop -------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A numpy array sharing memory with this CPU tensor (copied when ``force``).
+
+        Examples:
+            >>> import ember
+            >>> x = ember.zeros(2)
+            >>> a = x.numpy(); a[0] = 5
+            >>> x
+            tensor([5., 0.])
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self._dtype is dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        from ember.core.devices import backend
+
+        if not backend(self._device.type).host_memory:
+            if not force:
+                raise TypeError(
+                    f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
+                    "to copy the tensor to host memory first."
+                )
+            return _host_array(self).copy()
+        arr = _host_view(self)
+        return arr.copy() if force else arr
+
+    def _host_values(self) -> np.ndarray:
+        """Values on the host for printing and tolist (bfloat16 widened to float32)."""
+        a = _host_array(self)
+        if self._dtype is dt.bfloat16:
+            a = (a.astype(np.uint32) << 16).view(np.float32)
+        return a
+
+    def tolist(self) -> Any:
+        return self._host_values().tolist()
+
+    def item(self) -> Any:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._host_values().reshape(()).item()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self._host_values()
+        return a.astype(dtype) if dtype is not None else a
+
+    def __repr__(self) -> str:
+        from ember.core._printing import format_tensor
+
+        suffixes = []
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        dev = None if self._device.type == "cpu" else str(self._device)
+        if self._device.type == "meta":
+            return f"tensor(..., device='meta', size={tuple(self._shape)}" + (
+                "" if self._dtype is dt.get_default_dtype() else f", dtype={self._dtype!r}"
+            ) + ")"
+        return format_tensor(
+            self._host_values(), dtype_name=self._dtype.name,
+            default_dtype_name=dt.get_default_dtype().name, device=dev, suffixes=tuple(suffixes),
+        )
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+                if self.numel() > 1 else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.category != dt.INT or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    # -- conversion ---------------------------------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``, with ``copy=False``."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        non_blocking = kwargs.pop("non_blocking", False)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, dt.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype, dev = a._dtype, a._device
+            elif isinstance(a, (str, device)):
+                dev = a
+            elif isinstance(a, bool):
+                non_blocking = a
+            else:
+                raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
+        from ember.core.devices import normalize
+
+        target = None if dev is None else normalize(dev)
+        if not copy and (dtype is None or dtype is self._dtype) and (
+            target is None or target is self._device
+        ):
+            return self
+        return _ops()._to_copy(self, dtype=dtype, device=target, non_blocking=non_blocking)
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return f"ember.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
+        return self.to(dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dt.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dt.float64)
+
+    def half(self) -> Tensor:
+        return self.to(dt.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(dt.bfloat16)
+
+    def int(self) -> Tensor:
+        return self.to(dt.int32)
+
+    def long(self) -> Tensor:
+        return self.to(dt.int64)
+
+    def short(self) -> Tensor:
+        return self.to(dt.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dt.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dt.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(dt.bool_)
+
+    # -- views with PyTorch's varargs forms ---------------------------------------------------
+    def view(self, *shape: Any) -> Tensor:
+        if len(shape) == 1 and isinstance(shape[0], dt.dtype):
+            return _ops().view.dtype(self, shape[0])
+        return _ops().view.default(self, _shape_args(shape))
+
+    def reshape(self, *shape: Any) -> Tensor:
+        return _ops().reshape.default(self, _shape_args(shape))
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return _ops().expand.default(self, _shape_args(sizes))
+
+    def permute(self, *dims: Any) -> Tensor:
+        return _ops().permute.default(self, _shape_args(dims, "dims"))
+
+    def repeat_interleave(self, *a: Any, **k: Any) -> Tensor:  # pragma: no cover - later issue
+        raise NotImplementedError("repeat_interleave is not implemented yet")
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.view(other._shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other._shape)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.expand(other._shape)
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        if dim is None:
+            return _ops().squeeze.default(self)
+        if isinstance(dim, (tuple, list)):
+            return _ops().squeeze.dims(self, tuple(dim))
+        return _ops().squeeze.dim(self, dim)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return _ops().flatten.using_ints(self, start_dim, end_dim)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802
+        n = len(self._shape)
+        return self.permute(*range(n - 1, -1, -1))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        if len(self._shape) < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {len(self._shape)}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> Tensor:  # noqa: N802
+        return self.T
+
+    @property
+    def mH(self) -> Tensor:  # noqa: N802
+        return self.mT
+
+    def __getitem__(self, index: Any) -> Tensor:
+        from ember.core.views import getitem
+
+        return getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        from ember.core.views import getitem
+
+        target = getitem(self, index)
+        if isinstance(value, Tensor):
+            target.copy_(value)
+        else:
+            target.fill_(value)
+
+    # -- reductions with PyTorch's overloaded forms --------------------------------------------
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops().sum.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
+
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops().mean.dim(self, _dims(dim), keepdim, dtype=dtype)
+
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops().prod.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
+
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return _ops().amax.default(self, _dims(dim) or (), keepdim)
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return _ops().amin.default(self, _dims(dim) or (), keepdim)
+
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return _ops().all.dims(self, _dims(dim), keepdim)
+
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return _ops().any.dims(self, _dims(dim), keepdim)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        from ember.core.functional import max as _max
+
+        return _max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        from ember.core.functional import min as _min
+
+        return _min(self, dim, keepdim)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return _ops().matmul.default(self, other)
+
+    def __rmatmul__(self, other: Tensor) -> Tensor:
+        return _ops().matmul.default(other, self)
+
+    def __neg__(self) -> Tensor:
+        return _ops().neg.default(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _ops().abs.default(self)
+
+    def __invert__(self) -> Tensor:
+        if self._dtype is dt.bool_:
+            return _ops().logical_not.default(self)
+        return _ops().bitwise_not.default(self)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ops().add.Tensor(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ops().mul.Tensor(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ops().rsub.Scalar(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _rbinary("div", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _rbinary("floor_divide", self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _rbinary("pow", self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _rbinary("remainder", self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _ops().bitwise_and.Tensor(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _ops().bitwise_or.Tensor(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _ops().bitwise_xor.Tensor(self, other)
+
+
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
+def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
+    from ember.core.factories import scalar_tensor_like
+
+    return getattr(_ops(), name).Tensor(scalar_tensor_like(other, self), self)
+
+
+def _dims(dim: Any) -> Any:
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return tuple(dim)
+    return (dim,)
+
+
+def _wrap_dim(dim: int, ndim: int, what: str = "") -> int:
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def _host_view(t: Tensor) -> np.ndarray:
+    """Zero-copy numpy view of a host-memory tensor."""
+    st = t._storage
+    isz = t._dtype.itemsize
+    if st.data is None:
+        raise RuntimeError("Cannot access data of a meta tensor")
+    return np.ndarray(
+        t._shape, dtype=t._dtype.numpy, buffer=st.data, offset=t._offset * isz,
+        strides=tuple(s * isz for s in t._stride),
+    )
+
+
+def _host_array(t: Tensor) -> np.ndarray:
+    """The tensor's values as a numpy array (a view for host memory, a copy otherwise)."""
+    from ember.core.devices import backend
+
+    b = backend(t._device.type)
+    if b.host_memory:
+        return _host_view(t)
+    if t._device.type == "meta":
+        raise NotImplementedError(
+            "Cannot copy out of meta tensor; no data! Use a real device, such as 'cpu'"
+        )
+    c = t if t.is_contiguous() else t.contiguous()
+    raw = b.to_host(c._storage.data, c._offset * c._dtype.itemsize, c.nbytes, c._device)
+    return raw.view(c._dtype.numpy).reshape(c._shape)

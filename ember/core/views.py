@@ -1,0 +1,415 @@
+"""View operators: new shape/stride/offset over the same storage, on any device.
+
+These kernels are registered under Composite for every view operator in
+``ops.yaml``; no device is involved, so a vendor never writes them. Each view
+records ``_base`` (the tensor whose storage it shares) for autograd. Basic
+indexing (ints, slices with steps, None, Ellipsis) is computed here in one pass
+and produces a single ``as_strided`` view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.core.tensor import Size, Tensor, _wrap_dim, contiguous_strides, make_tensor
+
+__all__ = ["view_of", "compute_view_stride", "getitem"]
+
+
+def view_of(t: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+    v = make_tensor(t._storage, shape, stride, offset, t._dtype, t._device, t._ks)
+    v._base = t if t._base is None else t._base
+    return v
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """Resolve a single ``-1`` in a requested shape, with PyTorch's errors."""
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def compute_view_stride(
+    old_shape: tuple[int, ...], old_stride: tuple[int, ...], new_shape: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """Strides that view ``old`` as ``new_shape`` without copying, or None if impossible.
+
+    Groups of old dims that are contiguous among themselves can be split or merged;
+    a view fails when a new dim would span two such groups.
+    """
+    if _numel(old_shape) == 0:
+        return contiguous_strides(new_shape)
+    new_stride = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_stride[-1] if old_stride else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1
+            and old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)
+
+
+# -- kernels (schema arguments, positionally) ---------------------------------------------------
+def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
+    shape = infer_size(tuple(size), self.numel())
+    st = compute_view_stride(self._shape, self._stride, shape)
+    if st is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return view_of(self, shape, st, self._offset)
+
+
+def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    size = infer_size(tuple(shape), self.numel())
+    st = compute_view_stride(self._shape, self._stride, size)
+    if st is not None:
+        return view_of(self, size, st, self._offset)
+    return view(self.contiguous(), size)
+
+
+def as_strided(self: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
+               storage_offset: int | None = None) -> Tensor:
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: {len(stride)} strides for "
+            f"{len(size)} dims"
+        )
+    if any(s < 0 for s in stride) or any(s < 0 for s in size):
+        raise RuntimeError(f"as_strided: negative sizes or strides are not supported: "
+                           f"size={list(size)}, stride={list(stride)}")
+    off = self._offset if storage_offset is None else storage_offset
+    if off < 0:
+        raise RuntimeError(f"as_strided: storage offset must be non-negative, got {off}")
+    if _numel(size):
+        end = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        cap = self._storage.nbytes // self._dtype.itemsize
+        if end > cap:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off} "
+                f"require {end * self._dtype.itemsize} bytes, but the storage has "
+                f"{self._storage.nbytes}"
+            )
+    return view_of(self, size, stride, off)
+
+
+def expand(self: Tensor, size: tuple[int, ...], implicit: bool = False) -> Tensor:
+    size = tuple(size)
+    nd = len(self._shape)
+    if len(size) < nd:
+        raise RuntimeError(
+            f"expand(torch.{_tname(self)}{{{list(self._shape)}}}, size={list(size)}): the number "
+            f"of sizes provided ({len(size)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({nd})"
+        )
+    lead = len(size) - nd
+    shape, stride = [], []
+    for i, s in enumerate(size):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                    "non-existing dimension"
+                )
+            shape.append(s)
+            stride.append(0)
+            continue
+        cur, cst = self._shape[i - lead], self._stride[i - lead]
+        if s == -1:
+            s = cur
+        if cur == s:
+            shape.append(s)
+            stride.append(cst)
+        elif cur == 1:
+            shape.append(s)
+            stride.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
+                f"{list(self._shape)}"
+            )
+    return view_of(self, tuple(shape), tuple(stride), self._offset)
+
+
+def _tname(t: Tensor) -> str:
+    from ember.core.tensor import _LEGACY_NAMES
+
+    return _LEGACY_NAMES[t._dtype.name]
+
+
+def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    n = len(self._shape)
+    if len(dims) != n:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    wrapped = [_wrap_dim(d, n) for d in dims]
+    if len(set(wrapped)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return view_of(self, tuple(self._shape[d] for d in wrapped),
+                   tuple(self._stride[d] for d in wrapped), self._offset)
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = len(self._shape)
+    if n == 0:
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
+        return view_of(self, self._shape, self._stride, self._offset)
+    a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    shape, stride = list(self._shape), list(self._stride)
+    shape[a], shape[b] = shape[b], shape[a]
+    stride[a], stride[b] = stride[b], stride[a]
+    return view_of(self, tuple(shape), tuple(stride), self._offset)
+
+
+def t(self: Tensor) -> Tensor:
+    n = len(self._shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return transpose(self, 0, 1) if n == 2 else view_of(self, self._shape, self._stride,
+                                                        self._offset)
+
+
+def squeeze(self: Tensor) -> Tensor:
+    keep = [i for i, s in enumerate(self._shape) if s != 1]
+    return view_of(self, tuple(self._shape[i] for i in keep),
+                   tuple(self._stride[i] for i in keep), self._offset)
+
+
+def squeeze_dims(self: Tensor, dim: tuple[int, ...]) -> Tensor:
+    n = len(self._shape)
+    if n == 0:
+        for d in dim:
+            _wrap_dim(d, 0)
+        return view_of(self, (), (), self._offset)
+    drop = {_wrap_dim(d, n) for d in dim}
+    keep = [i for i in range(n) if not (i in drop and self._shape[i] == 1)]
+    return view_of(self, tuple(self._shape[i] for i in keep),
+                   tuple(self._stride[i] for i in keep), self._offset)
+
+
+def squeeze_dim(self: Tensor, dim: int) -> Tensor:
+    return squeeze_dims(self, (dim,))
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    n = len(self._shape)
+    d = _wrap_dim(dim, n + 1)
+    shape, stride = list(self._shape), list(self._stride)
+    new_stride = shape[d] * stride[d] if d < n else 1
+    shape.insert(d, 1)
+    stride.insert(d, new_stride)
+    return view_of(self, tuple(shape), tuple(stride), self._offset)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = len(self._shape)
+    if n == 0:
+        return reshape(self, (1,))
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return view_of(self, self._shape, self._stride, self._offset)
+    shape = self._shape[:s] + (_numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
+    return reshape(self, shape)
+
+
+def unflatten(self: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
+    n = len(self._shape)
+    d = _wrap_dim(dim, n)
+    sizes = infer_size(tuple(sizes), self._shape[d])
+    return view(self, self._shape[:d] + sizes + self._shape[d + 1:])
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    n = len(self._shape)
+    if n == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, n)
+    size = self._shape[d]
+    if start < 0:
+        start += size
+    if not (0 <= start <= size) or length < 0 or start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    shape = list(self._shape)
+    shape[d] = length
+    return view_of(self, tuple(shape), self._stride, self._offset + start * self._stride[d])
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    n = len(self._shape)
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, n)
+    size = self._shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {d} with size {size}"
+        )
+    if index < 0:
+        index += size
+    return view_of(self, self._shape[:d] + self._shape[d + 1:],
+                   self._stride[:d] + self._stride[d + 1:], self._offset + index * self._stride[d])
+
+
+def slice_(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+           step: int = 1) -> Tensor:
+    n = len(self._shape)
+    d = _wrap_dim(dim, n)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    b, e, _ = slice(start, end, step).indices(self._shape[d])
+    length = max(0, (e - b + step - 1) // step)
+    shape, stride = list(self._shape), list(self._stride)
+    shape[d] = length
+    stride[d] *= step
+    return view_of(self, tuple(shape), tuple(stride), self._offset + b * self._stride[d])
+
+
+def alias(self: Tensor) -> Tensor:
+    return view_of(self, self._shape, self._stride, self._offset)
+
+
+def detach(self: Tensor) -> Tensor:
+    from ember.core.dispatch_key import Autograd
+
+    v = make_tensor(self._storage, self._shape, self._stride, self._offset, self._dtype,
+                    self._device, self._ks & ~Autograd.mask)
+    return v
+
+
+def view_dtype(self: Tensor, dtype: Any) -> Tensor:
+    if dtype.itemsize != self._dtype.itemsize:
+        raise RuntimeError(
+            f"view(dtype): only views between dtypes of the same size are supported "
+            f"({self._dtype.name} is {self._dtype.itemsize} bytes, {dtype.name} is "
+            f"{dtype.itemsize})"
+        )
+    v = make_tensor(self._storage, self._shape, self._stride, self._offset, dtype, self._device,
+                    self._ks)
+    v._base = self
+    return v
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    n = len(self._shape)
+    a, b = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    off = self._offset
+    if offset >= 0:
+        length = max(0, min(self._shape[a], self._shape[b] - offset))
+        off += offset * self._stride[b] if length else 0
+    else:
+        length = max(0, min(self._shape[a] + offset, self._shape[b]))
+        off -= offset * self._stride[a] if length else 0
+    keep = [i for i in range(n) if i not in (a, b)]
+    shape = tuple(self._shape[i] for i in keep) + (length,)
+    stride = tuple(self._stride[i] for i in keep) + (self._stride[a] + self._stride[b],)
+    return view_of(self, shape, stride, off)
+
+
+# -- basic indexing -------------------------------------------------------------------------------
+def getitem(self: Tensor, index: Any) -> Tensor:
+    """``x[index]`` for ints, slices, None and Ellipsis, as one view."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(isinstance(i, (Tensor, list)) for i in index):
+        raise NotImplementedError(
+            "indexing with tensors or lists (advanced indexing) is not implemented yet; "
+            "use ints, slices, None and Ellipsis"
+        )
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool))
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    nd = len(self._shape)
+    if n_real > nd:
+        raise IndexError(
+            f"too many indices for tensor of dimension {nd}"
+        )
+    shape: list[int] = []
+    stride: list[int] = []
+    off = self._offset
+    d = 0
+    for item in index:
+        if item is Ellipsis:
+            k = nd - n_real
+            shape.extend(self._shape[d:d + k])
+            stride.extend(self._stride[d:d + k])
+            d += k
+        elif item is None:
+            shape.append(1)
+            stride.append(0)
+        elif isinstance(item, bool):
+            raise NotImplementedError("indexing with a bool is not implemented yet")
+        elif isinstance(item, int) or hasattr(item, "__index__") and not isinstance(item, slice):
+            i = int(item.__index__())
+            size = self._shape[d]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            off += (i + size if i < 0 else i) * self._stride[d]
+            d += 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else int(item.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            b, e, _ = item.indices(self._shape[d])
+            length = max(0, (e - b + step - 1) // step)
+            shape.append(length)
+            stride.append(self._stride[d] * step)
+            off += b * self._stride[d] if length else 0
+            d += 1
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type(item).__name__})"
+            )
+    shape.extend(self._shape[d:])
+    stride.extend(self._stride[d:])
+    return view_of(self, Size(shape), tuple(stride), off)

@@ -1,0 +1,1 @@
+"""The dispatcher: operator schema, operator registry, dispatch, and the ``ember.ops`` namespace."""

@@ -1,0 +1,525 @@
+"""Operators, their kernel tables, and dispatch.
+
+Every operator is an ``OpOverload`` (one schema) grouped under an
+``OpOverloadPacket`` (one name, several overloads). Calling an overload runs a
+Python function generated from its schema (Note [Generated entry points]) that
+computes the dispatch key set from its arguments, looks the kernel up in a
+per-operator cache, and calls it.
+
+Note [Generated entry points]
+    For each schema the registry compiles (once, with ``exec``) a function whose
+    signature is the schema's: positional parameters, keyword-only ones after
+    ``*``, and the schema's defaults. Python's own argument binding therefore gives
+    the TypeErrors users expect, naming the operator (the function's qualname is
+    ``add.Tensor``). The body ORs ``_ks`` of the tensor arguments, applies the
+    thread-local include/exclude masks, and calls ``cache[ks]`` with every argument
+    positionally, in schema order. Kernels therefore take the schema's arguments
+    positionally.
+
+Note [Dispatch resolution]
+    Keys are tried from the highest bit down (``dispatch_key`` module). A kernel
+    registered for the key wins; a fallthrough skips the key; a boxed fallback for
+    the key is used next. For a device key with no kernel the Composite kernel (a
+    decomposition) is used; the Meta key runs a structured operator's driver with
+    a no-op kernel. Otherwise the call fails with ``NotImplementedError`` listing
+    what is registered and which plugins failed to load. The result is
+    cached per key set; any registration clears every cache (``_epoch``).
+"""
+
+from __future__ import annotations
+
+import keyword
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ember.core import dispatch_key as dk
+from ember.core.dispatch_key import COMPOSITE, DEVICE_MASK, DispatchKey, DispatchKeySet
+from ember.dispatcher.schema import FunctionSchema, OpEntry, parse_schema
+
+__all__ = [
+    "OpOverload",
+    "OpOverloadPacket",
+    "FALLTHROUGH",
+    "define",
+    "lookup",
+    "all_operators",
+    "tls",
+]
+
+
+class _Fallthrough:
+    def __repr__(self) -> str:
+        return "FALLTHROUGH"
+
+
+#: Register this as a kernel to make a key skip to the next one for an operator.
+FALLTHROUGH: Any = _Fallthrough()
+
+
+class _TLS(threading.local):
+    """Thread-local dispatch state: keys added to and kept from every key set."""
+
+    include = 0
+    keep = -1  # bit mask of keys NOT excluded
+
+
+tls = _TLS()
+
+# Global (all-operator) tables.
+_fallbacks: dict[DispatchKey, Callable[..., Any]] = {}
+_fallthrough_keys: set[DispatchKey] = set()
+_operators: dict[str, OpOverload] = {}
+_packets: dict[str, OpOverloadPacket] = {}
+#: Hooks that turn a device kernel into a callable of the op's signature (structured ops).
+_drivers: dict[str, Callable[[OpOverload, Callable[..., Any]], Callable[..., Any]]] = {}
+_plugin_failures: Callable[[], list[str]] = list
+_device_mask_of: Callable[[Any], int] = lambda d: 0  # noqa: E731 - set by ember.core.devices
+_default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
+
+
+def _clear_caches() -> None:
+    for op in _operators.values():
+        op._cache.clear()
+
+
+class OpOverload:
+    """One operator overload: a schema, a kernel table and a dispatch cache.
+
+    Examples:
+        >>> import ember
+        >>> op = ember.ops.aten.add.Tensor
+        >>> str(op.schema)
+        'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'
+        >>> op(ember.tensor([1, 2]), ember.tensor([3, 4]))
+        tensor([4, 6])
+    """
+
+    __slots__ = (
+        "schema", "qualname", "namespace", "kind", "entry", "kernels", "_cache", "_fn",
+        "packet", "__dict__",
+    )
+
+    def __init__(self, schema: FunctionSchema, entry: OpEntry | None = None):
+        self.schema = schema
+        self.qualname = schema.name.qualified
+        self.namespace = schema.name.namespace
+        self.entry = entry
+        self.kind: str | None = entry.get("kind") if entry is not None else None
+        self.kernels: dict[Any, Any] = {}
+        self._cache: dict[int, Callable[..., Any]] = {}
+        self._fn = _compile_entry(self)
+        self.packet: OpOverloadPacket | None = None
+        #: For an in-place or out= variant of a structured op: the functional overload
+        #: whose device kernel it shares (the driver handles the variant).
+        self.functional: OpOverload | None = None
+
+    @property
+    def overload(self) -> str:
+        return self.schema.name.overload or "default"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<OpOverload {self.qualname}>"
+
+    # -- resolution ---------------------------------------------------------------------------
+    def _resolve(self, ks: int) -> Callable[..., Any]:
+        kernel = _resolve(self, ks)
+        self._cache[ks] = kernel
+        return kernel
+
+    def kernel_for(self, ks: int | DispatchKeySet) -> Callable[..., Any]:
+        """The callable that a key set dispatches to (for tests and tools)."""
+        mask = ks.mask if isinstance(ks, DispatchKeySet) else ks
+        return self._cache.get(mask) or self._resolve(mask)
+
+    def redispatch(self, ks: int, *args: Any) -> Any:
+        """Call the kernel for key set ``ks`` with the schema's arguments, positionally."""
+        k = self._cache.get(ks)
+        if k is None:
+            k = self._resolve(ks)
+        return k(*args)
+
+    def registered_keys(self) -> list[str]:
+        return sorted(str(k) for k in self.kernels)
+
+    def has_kernel(self, key: str) -> bool:
+        return any(str(k) == key for k in self.kernels)
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name; calling it picks the overload that binds.
+
+    Examples:
+        >>> import ember
+        >>> ember.ops.aten.add.overloads()
+        ['Tensor', 'out']
+    """
+
+    def __init__(self, qualname: str):
+        self.qualname = qualname
+        self._overloads: dict[str, OpOverload] = {}
+
+    def __getattr__(self, name: str) -> OpOverload:
+        try:
+            return self.__dict__["_overloads"][name]
+        except KeyError:
+            raise AttributeError(
+                f"operator '{self.__dict__['qualname']}' has no overload '{name}'; "
+                f"overloads: {', '.join(self.__dict__['_overloads']) or 'none'}"
+            ) from None
+
+    def overloads(self) -> list[str]:
+        return list(self._overloads)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        errors = []
+        for op in self._overloads.values():
+            try:
+                bound = _bind(op, args, kwargs)
+            except TypeError as e:
+                errors.append(f"  {op.schema}: {e}")
+                continue
+            return op._fn(*bound)
+        raise TypeError(
+            f"{self.qualname}(): no overload matches the arguments "
+            f"({', '.join(type(a).__name__ for a in args)}); tried:\n" + "\n".join(errors)
+        )
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket {self.qualname}>"
+
+
+def _bind(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Bind a call to ``op`` checking argument kinds, for overload selection."""
+    import inspect
+
+    from ember.core.tensor import Tensor
+
+    sig = inspect.signature(op._fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    for arg, v in zip(op.schema.arguments, values):
+        t = arg.type
+        if t.base == "Tensor" and not t.is_list:
+            if not (isinstance(v, Tensor) or (t.optional and v is None)):
+                raise TypeError(f"argument '{arg.name}' must be Tensor, not {type(v).__name__}")
+        elif t.base == "Scalar" and not t.is_list and isinstance(v, Tensor):
+            raise TypeError(f"argument '{arg.name}' must be a number, not Tensor")
+    return values
+
+
+def _pyname(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _compile_entry(op: OpOverload) -> Callable[..., Any]:
+    """Build the op's entry point (Note [Generated entry points])."""
+    from ember.core.tensor import Tensor
+
+    schema = op.schema
+    params: list[str] = []
+    star = False
+    defaults: dict[str, Any] = {}
+    key_lines: list[str] = []
+    device_arg = None
+    for i, arg in enumerate(schema.arguments):
+        name = _pyname(arg.name)
+        if arg.kwarg_only and not star:
+            params.append("*")
+            star = True
+        if arg.default is not None:
+            defaults[f"_d{i}"] = arg.default_value()
+            params.append(f"{name}=_d{i}")
+        else:
+            params.append(name)
+        t = arg.type
+        if t.base == "Tensor" and t.is_list:
+            key_lines.append(f"    for _t in {name}:\n        if _t is not None: ks |= _t._ks")
+        elif t.base == "Tensor" and not key_lines and not t.optional:
+            key_lines.append(
+                f"    try:\n        ks = {name}._ks\n    except AttributeError:\n"
+                f"        ks = _scalar_ks({name}, {arg.name!r})"
+            )
+        elif t.base == "Tensor":
+            key_lines.append(f"    if isinstance({name}, _T): ks |= {name}._ks")
+        elif t.base == "Device":
+            device_arg = name
+    names = [p.split("=")[0] for p in params if p != "*"]
+    body = []
+    if not key_lines or not key_lines[0].startswith("    try"):
+        body.append("    ks = 0")
+    body += key_lines
+    if device_arg is not None:
+        body.append(
+            f"    if {device_arg} is not None: ks = (ks & ~_DEV) | _devmask({device_arg})\n"
+            "    elif not ks & _DEV: ks |= _defdev()"
+        )
+    elif not key_lines:
+        body.append("    if not ks & _DEV: ks |= _defdev()")
+    body.append("    ks = (ks | _tls.include) & _tls.keep")
+    body.append("    k = _cache.get(ks)")
+    body.append("    if k is None: k = _resolve(ks)")
+    body.append(f"    return k({', '.join(names)})")
+    fname = "_entry"
+    src = f"def {fname}({', '.join(params)}):\n" + "\n".join(body) + "\n"
+    ns: dict[str, Any] = {
+        "_T": Tensor, "_tls": tls, "_cache": op._cache, "_resolve": op._resolve,
+        "_DEV": DEVICE_MASK, "_devmask": lambda d: _device_mask_of(d),
+        "_defdev": lambda: _default_device_mask(), "_scalar_ks": _scalar_ks_for(op),
+        **defaults,
+    }
+    exec(compile(src, f"<ember op {op.qualname}>", "exec"), ns)  # noqa: S102 - see the Note
+    fn = ns[fname]
+    n = schema.name
+    fn.__name__ = n.name
+    fn.__qualname__ = n.name + ("." + n.overload if n.overload else "")
+    fn.__doc__ = f"{schema}"
+    fn._ember_op = op  # type: ignore[attr-defined]
+    return fn
+
+
+def _scalar_ks_for(op: OpOverload) -> Callable[[Any, str], int]:
+    def scalar_ks(value: Any, name: str) -> int:
+        if isinstance(value, (bool, int, float)) and op.kind is not None:
+            return 0  # a structured op wraps the scalar itself
+        raise TypeError(
+            f"{op.schema.name.name}(): argument '{name}' must be Tensor, "
+            f"not {type(value).__name__}"
+        )
+
+    return scalar_ks
+
+
+# -- registration ------------------------------------------------------------------------------
+def define(schema: str | FunctionSchema, entry: OpEntry | None = None) -> OpOverload:
+    """Create an operator from a schema; RuntimeError if it already exists."""
+    s = parse_schema(schema) if isinstance(schema, str) else schema
+    q = s.name.qualified
+    if q in _operators:
+        raise RuntimeError(f"operator {q} is already defined: {_operators[q].schema}")
+    op = OpOverload(s, entry)
+    _operators[q] = op
+    pq = f"{s.name.namespace}::{s.name.name}"
+    packet = _packets.get(pq)
+    if packet is None:
+        packet = _packets[pq] = OpOverloadPacket(pq)
+    ovl = s.name.overload or "default"
+    packet._overloads[ovl] = op
+    packet.__dict__[ovl] = op  # plain attribute: no __getattr__ on the hot path
+    op.packet = packet
+    return op
+
+
+def undefine(op: OpOverload) -> None:
+    _operators.pop(op.qualname, None)
+    pq = f"{op.namespace}::{op.schema.name.name}"
+    packet = _packets.get(pq)
+    if packet is not None:
+        ovl = op.schema.name.overload or "default"
+        packet._overloads.pop(ovl, None)
+        packet.__dict__.pop(ovl, None)
+        if not packet._overloads:
+            del _packets[pq]
+            from ember.dispatcher.namespace import forget
+
+            forget(op.namespace, op.schema.name.name)
+
+
+def lookup(qualname: str) -> OpOverload:
+    """Find an overload by ``ns::name.overload`` (``aten::`` may be omitted)."""
+    if "::" not in qualname:
+        qualname = "aten::" + qualname
+    op = _operators.get(qualname)
+    if op is None and qualname.endswith(".default"):
+        op = _operators.get(qualname[: -len(".default")])
+    if op is None:
+        raise KeyError(f"unknown operator '{qualname}'")
+    return op
+
+
+def packet(qualname: str) -> OpOverloadPacket | None:
+    return _packets.get(qualname)
+
+
+def all_operators() -> list[OpOverload]:
+    return list(_operators.values())
+
+
+def set_kernel(op: OpOverload, key: Any, fn: Any, *, allow_override: bool = False) -> None:
+    if key in op.kernels and not allow_override:
+        raise RuntimeError(
+            f"a kernel for operator {op.qualname} and dispatch key {key} is already registered "
+            f"({getattr(op.kernels[key], '__qualname__', op.kernels[key])}); remove the "
+            "earlier registration first"
+        )
+    op.kernels[key] = fn
+    _clear_caches()
+
+
+def remove_kernel(op: OpOverload, key: Any, fn: Any) -> None:
+    if op.kernels.get(key) is fn:
+        del op.kernels[key]
+        _clear_caches()
+
+
+def set_fallback(key: DispatchKey, fn: Callable[..., Any] | Any) -> None:
+    if fn is FALLTHROUGH:
+        _fallthrough_keys.add(key)
+    else:
+        if key in _fallbacks:
+            raise RuntimeError(f"a fallback for dispatch key {key} is already registered")
+        _fallbacks[key] = fn
+    _clear_caches()
+
+
+def remove_fallback(key: DispatchKey, fn: Any) -> None:
+    if fn is FALLTHROUGH:
+        _fallthrough_keys.discard(key)
+    elif _fallbacks.get(key) is fn:
+        del _fallbacks[key]
+    _clear_caches()
+
+
+def register_driver(kind: str, factory: Callable[[OpOverload, Callable[..., Any]], Any]) -> None:
+    _drivers[kind] = factory
+    _clear_caches()
+
+
+# -- resolution --------------------------------------------------------------------------------
+def _boxed(op: OpOverload, fb: Callable[..., Any], ks: int) -> Callable[..., Any]:
+    def call_fallback(*args: Any) -> Any:
+        return fb(op, ks, *args)
+
+    return call_fallback
+
+
+def _device_kernel(op: OpOverload, fn: Callable[..., Any]) -> Callable[..., Any]:
+    drv = _drivers.get(op.kind) if op.kind is not None else None
+    return drv(op, fn) if drv is not None else fn
+
+
+def _resolve(op: OpOverload, ks: int) -> Callable[..., Any]:
+    devs = ks & DEVICE_MASK
+    if devs & (devs - 1):
+        return _mixed_devices(op, ks)
+    m = ks
+    while m:
+        bit = m.bit_length() - 1
+        m &= ~(1 << bit)
+        key = dk.key_for_bit(bit)
+        k = op.kernels.get(key)
+        if k is FALLTHROUGH:
+            continue
+        if k is None and key.is_device and op.functional is not None:
+            k = op.functional.kernels.get(key)
+        if k is not None:
+            return _device_kernel(op, k) if key.is_device else k
+        fb = _fallbacks.get(key)
+        if fb is not None:
+            return _boxed(op, fb, ks & ((1 << bit) - 1))
+        if key.is_device:
+            if key is dk.Meta and op.kind in _drivers:
+                return _device_kernel(op, _noop)
+            comp = op.kernels.get(COMPOSITE)
+            if comp is not None:
+                return comp
+            break
+        if key in _fallthrough_keys:
+            continue
+        break
+    else:
+        comp = op.kernels.get(COMPOSITE)
+        if comp is not None:
+            return comp
+    return _missing(op, ks)
+
+
+def _noop(*args: Any) -> None:
+    return None
+
+
+def _describe_args(args: tuple[Any, ...]) -> str:
+    from ember.core.tensor import Tensor
+
+    parts = []
+    for a in args:
+        if isinstance(a, Tensor):
+            parts.append(f"Tensor(shape={list(a._shape)}, dtype={a._dtype.name}, device={a._device})")
+        elif isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
+            parts.append("[" + _describe_args(tuple(a)) + "]")
+    return ", ".join(parts) or "no tensors"
+
+
+def _missing(op: OpOverload, ks: int) -> Callable[..., Any]:
+    def raise_missing(*args: Any) -> Any:
+        failures = _plugin_failures()
+        msg = (
+            f"Could not run '{op.qualname}' with arguments from the "
+            f"{DispatchKeySet(ks)} key set: no kernel is registered for any of these keys. "
+            f"Arguments: {_describe_args(args)}. Registered kernels: "
+            f"{', '.join(op.registered_keys()) or 'none'}."
+        )
+        if failures:
+            msg += " Plugins that failed to load: " + "; ".join(failures) + "."
+        raise NotImplementedError(msg)
+
+    return raise_missing
+
+
+def _mixed_devices(op: OpOverload, ks: int) -> Callable[..., Any]:
+    from ember.core.tensor import Tensor
+
+    def check_devices(*args: Any) -> Any:
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        for a in args:
+            if isinstance(a, (list, tuple)):
+                tensors += [t for t in a if isinstance(t, Tensor)]
+        # PyTorch lets a 0-dim CPU tensor join a computation on another device.
+        main = [t for t in tensors if not (t._device.type == "cpu" and not t._shape)]
+        devices = sorted({str(t._device) for t in main})
+        if len(devices) <= 1 and main:
+            target = main[0]._device
+            fixed = tuple(
+                a.to(target) if isinstance(a, Tensor) and a._device is not target else a
+                for a in args
+            )
+            return op._fn(*fixed)
+        devices = sorted({str(t._device) for t in tensors})
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{devices[0]} and {devices[1]}! (when checking arguments for {op.qualname})"
+        )
+
+    return check_devices
+
+
+class include_keys:
+    """Context manager adding keys (a bit mask) to every key set in this thread."""
+
+    def __init__(self, mask: int):
+        self.mask = mask
+
+    def __enter__(self) -> None:
+        self._old = tls.include
+        tls.include = self._old | self.mask
+
+    def __exit__(self, *exc: object) -> None:
+        tls.include = self._old
+
+
+class exclude_keys:
+    """Context manager removing keys (a bit mask) from every key set in this thread."""
+
+    def __init__(self, mask: int):
+        self.mask = mask
+
+    def __enter__(self) -> None:
+        self._old = tls.keep
+        tls.keep = self._old & ~self.mask
+
+    def __exit__(self, *exc: object) -> None:
+        tls.keep = self._old

@@ -1,0 +1,116 @@
+"""The device contract: what a device backend object provides to the core.
+
+A device plugin returns one or more ``DeviceBackend`` instances from its
+``ember_device_backends`` hook (see ``ember.plugins.hookspecs``). The core calls
+only the methods below; kernels are registered separately through
+``ember.library``. Everything here is host-side Python: no C++ is needed.
+
+Must always hold:
+
+* ``allocate`` returns an object the backend's kernels understand; the core
+  stores it in ``Storage.data`` and never looks inside unless ``host_memory``;
+* ``host_memory = True`` promises that ``Storage.data`` is a 1-D, C-contiguous
+  ``numpy.uint8`` array, so ``Tensor.numpy()`` and ``ember.from_numpy`` share
+  memory without copies (the CPU backend does this);
+* ``to_host``/``from_host`` move raw bytes; dtype interpretation is the core's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ember.core.device import device
+
+__all__ = ["DeviceBackend", "Capabilities", "PLUGIN_API_VERSION"]
+
+#: Bumped when the contract changes incompatibly; plugins declare the version they target.
+PLUGIN_API_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a device declares it can do, queryable before running anything.
+
+    Attributes:
+        dtypes: dtype names the device can store.
+        native_half: dtype names among float16/bfloat16 that kernels compute natively;
+            for the others the core computes in float32 and casts.
+        ops: qualified operator names with a native kernel (filled in by the core
+            from the kernel tables when queried through ``ember.library.capabilities``).
+    """
+
+    dtypes: tuple[str, ...] = (
+        "bool", "uint8", "int8", "int16", "int32", "int64",
+        "float16", "bfloat16", "float32", "float64",
+    )
+    native_half: tuple[str, ...] = ()
+    ops: tuple[str, ...] = field(default=())
+
+
+class DeviceBackend:
+    """Base class of a device backend. Subclass it and override what your device has.
+
+    Attributes:
+        name: the device type string users write (``"cpu"``, ``"opencl"``, ...).
+        indexed: True if devices are numbered (``"opencl:1"``); False for a single
+            device such as the CPU, whose tensors report ``device(type='cpu')``.
+        host_memory: see the module docstring.
+    """
+
+    name: str = ""
+    indexed: bool = True
+    host_memory: bool = False
+
+    # -- availability -------------------------------------------------------------------------
+    def is_available(self) -> bool:
+        """Whether at least one device can be used now."""
+        return self.device_count() > 0
+
+    def unavailable_reason(self) -> str | None:
+        """Why ``is_available()`` is False (shown by ``python -m ember info``), else None."""
+        return None
+
+    def device_count(self) -> int:
+        """How many devices of this type exist."""
+        return 1
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities()
+
+    # -- memory -------------------------------------------------------------------------------
+    def allocate(self, nbytes: int, dev: device) -> Any:
+        """Return a new uninitialised block of ``nbytes`` bytes on ``dev``."""
+        raise NotImplementedError(f"device '{self.name}' does not implement allocate()")
+
+    def to_host(self, data: Any, offset: int, nbytes: int, dev: device) -> np.ndarray:
+        """Copy ``nbytes`` bytes starting at byte ``offset`` of ``data`` into a new uint8 array."""
+        raise NotImplementedError(f"device '{self.name}' does not implement to_host()")
+
+    def from_host(self, array: np.ndarray, dev: device) -> Any:
+        """Return a new block on ``dev`` holding the bytes of the contiguous uint8 ``array``."""
+        raise NotImplementedError(f"device '{self.name}' does not implement from_host()")
+
+    def copy_device(self, dst: Any, dst_offset: int, src: Any, src_offset: int, nbytes: int,
+                    dev: device) -> None:
+        """Copy bytes between two blocks of this device (default: through the host)."""
+        raise NotImplementedError
+
+    def synchronize(self, dev: device | None = None) -> None:
+        """Wait for all queued work on ``dev`` (or all devices) to finish."""
+
+    # -- random -------------------------------------------------------------------------------
+    def new_generator(self, dev: device) -> Any:
+        """A new random state for ``dev``: an object with ``manual_seed(int)``,
+        ``initial_seed()``, ``get_state()`` and ``set_state(state)``; the random kernels
+        receive it. None if the device has no random numbers."""
+        return None
+
+    def environment(self) -> dict[str, str]:
+        """Facts for ``python -m ember info`` (library versions, device names, ...)."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self.name}'>"
