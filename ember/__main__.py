@@ -28,16 +28,18 @@ def info() -> str:
         state = r.status + (f": {r.reason}" if r.reason else "")
         lines.append(f"  {r.namespace}:{r.name}  [{r.package}]  {r.target}  -- {state}")
     lines += ["", "devices:"]
+    owners = {d: r for r in recs if r.status == "loaded" for d in r.devices}
     for name, b in sorted(devices.registered().items()):
         try:
             count = b.device_count()
             env = b.environment()
+            if name in owners:
+                env.update(manager.environment(owners[name]))
         except Exception as e:  # noqa: BLE001 - info must print whatever a backend does
             lines.append(f"  {name}: error: {type(e).__name__}: {e}")
             continue
         lines.append(f"  {name}: {count} device(s)")
-        for k, v in env.items():
-            lines.append(f"      {k}: {v}")
+        lines += [f"      {k}: {v}" for k, v in env.items()]
     return "\n".join(lines)
 
 

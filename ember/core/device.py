@@ -95,8 +95,9 @@ class device:  # noqa: N801 - PyTorch's spelling
                 return False
         return self is other
 
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
+    # Devices are interned, so identity hashing is exact and keeps dict lookups on the
+    # dispatch hot path in C.
+    __hash__ = object.__hash__
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (device, (self.type, self.index))

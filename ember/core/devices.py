@@ -127,3 +127,12 @@ def default_mask() -> int:
 register_backend(MetaBackend())
 registry._device_mask_of = mask
 registry._default_device_mask = default_mask
+
+
+def _plugin_failures() -> list[str]:
+    from ember.plugins import manager
+
+    return manager.failures()
+
+
+registry._plugin_failures = _plugin_failures

@@ -40,7 +40,7 @@ def _dev(d: Any) -> device:
 
 def _bf16_bits(a: np.ndarray) -> np.ndarray:
     """float values -> bfloat16 bit patterns, round-to-nearest-even, NaN kept quiet."""
-    f = np.ascontiguousarray(a, dtype=np.float32)
+    f = np.asarray(a, dtype=np.float32, order="C")
     u = f.view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
@@ -51,7 +51,7 @@ def host_to_tensor(arr: np.ndarray, dtype: dt.dtype, dev: device) -> Tensor:
     if dtype is dt.bfloat16:
         raw = _bf16_bits(arr)
     else:
-        raw = np.ascontiguousarray(arr, dtype=dtype.numpy)
+        raw = np.asarray(arr, dtype=dtype.numpy, order="C")
     shape = tuple(raw.shape)
     b = devices.backend(dev.type)
     data = b.from_host(raw.reshape(-1).view(np.uint8), dev)

@@ -287,87 +287,114 @@ _ELEMENTWISE_RULES: dict[str, tuple[Callable[[dt.dtype], dt.dtype], Callable[[dt
 }
 
 
-def _unary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+Plan = tuple[dt.dtype, dt.dtype, dt.dtype]
+
+
+def _planner(op: OpOverload) -> Callable[[dt.dtype, device], Plan]:
+    """Per-op cache: (promoted dtype, device) -> (output, kernel, kernel-output) dtypes.
+
+    The dtype check and the family's rules run once per dtype and device, so the hot
+    path pays a single dict lookup for all of them.
+    """
     to_compute, to_out = _ELEMENTWISE_RULES[op.kind]  # type: ignore[index]
     allowed = op.entry.get("dtypes") if op.entry is not None else None
+    plans: dict[tuple[dt.dtype, device], Plan] = {}
+
+    def plan(pdt: dt.dtype, dev: device) -> Plan:
+        p = plans.get((pdt, dev))
+        if p is None:
+            _check_dtype(op, allowed, pdt)
+            cdt = to_compute(pdt)
+            kdt = compute_dtype(cdt, dev)
+            p = plans[(pdt, dev)] = (to_out(cdt), kdt, to_out(kdt))
+        return p
+
+    return plan
+
+
+def _unary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    plan = _planner(op)
     variant = _variant(op)
 
     def unary(self: Tensor, *scalars: Any) -> Tensor:
-        d = self._dtype
-        _check_dtype(op, allowed, d)
-        cdt = to_compute(d)
-        odt = to_out(cdt)
         dev = self._device
-        kdt = compute_dtype(cdt, dev)
-        if variant == "inplace":
-            _check_inplace(op, odt, self, self._shape)
-            if kdt is self._dtype and cdt is d:
-                kernel(self, self, *scalars)
-            else:
-                tmp = new_empty(self._shape, to_out(kdt), dev)
-                kernel(tmp, cast(self, kdt), *scalars)
-                _copy_kernel(dev)(self, tmp)
-            self._storage.version += 1
-            return self
-        if variant == "out":
-            *scalars, out = scalars  # type: ignore[assignment]
-        a = self if kdt is d else cast(self, kdt)
-        res = new_empty(self._shape, to_out(kdt), dev)
+        odt, kdt, kout = plan(self._dtype, dev)
+        a = self if self._dtype is kdt else cast(self, kdt)
+        res = new_empty(self._shape, kout, dev)
         kernel(res, a, *scalars)
-        if res._dtype is not odt:
-            res = cast(res, odt)
-        if variant == "out":
-            return _write_out(op, out, res)
-        return res
+        return res if kout is odt else cast(res, odt)
 
-    return unary
+    def unary_(self: Tensor, *scalars: Any) -> Tensor:
+        dev = self._device
+        odt, kdt, kout = plan(self._dtype, dev)
+        _check_inplace(op, odt, self, self._shape)
+        if kdt is self._dtype and kout is self._dtype:
+            kernel(self, self, *scalars)
+        else:
+            tmp = new_empty(self._shape, kout, dev)
+            kernel(tmp, cast(self, kdt), *scalars)
+            _copy_kernel(dev)(self, tmp)
+        self._storage.version += 1
+        return self
+
+    def unary_out(self: Tensor, *scalars: Any) -> Tensor:
+        *rest, out = scalars
+        return _write_out(op, out, unary(self, *rest))
+
+    return {"functional": unary, "inplace": unary_, "out": unary_out}[variant]
 
 
 def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
-    to_compute, to_out = _ELEMENTWISE_RULES[op.kind]  # type: ignore[index]
-    allowed = op.entry.get("dtypes") if op.entry is not None else None
+    plan = _planner(op)
     variant = _variant(op)
 
-    def binary(self: Any, other: Any, *scalars: Any) -> Tensor:
-        if not isinstance(self, Tensor):
-            self = scalar_tensor(self, result_type(self, other), other._device)
-        if isinstance(other, Tensor):
-            sd, od = self._dtype, other._dtype
-            pdt = sd if sd is od else result_type(self, other)
+    def prepare(self: Any, other: Any) -> tuple[Tensor, Tensor, Size, Plan, device]:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            sd = self._dtype
+            pdt = sd if sd is other._dtype else result_type(self, other)
+            dev = self._device
+            p = plan(pdt, dev)
         else:
-            pdt = result_type(self, other)
-            other = scalar_tensor(other, pdt, self._device)
-        _check_dtype(op, allowed, pdt)
-        cdt = to_compute(pdt)
-        odt = to_out(cdt)
-        dev = self._device
-        shape = self._shape if self._shape == other._shape else broadcast_shapes(
-            self._shape, other._shape
-        )
-        kdt = compute_dtype(cdt, dev)
+            dev = (self if isinstance(self, Tensor) else other)._device
+            p = plan(result_type(self, other), dev)
+            # A Python scalar becomes a 0-dim tensor of the computation dtype, as in PyTorch.
+            if isinstance(self, Tensor):
+                other = scalar_tensor(other, p[1], dev)
+            else:
+                self = scalar_tensor(self, p[1], dev)
+        shape = self._shape
+        if shape != other._shape:
+            shape = broadcast_shapes(shape, other._shape)
+        return self, other, shape, p, dev
+
+    def binary(self: Any, other: Any, *scalars: Any) -> Tensor:
+        self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
         a = self if self._dtype is kdt else cast(self, kdt)
         b = other if other._dtype is kdt else cast(other, kdt)
-        if variant == "out":
-            *scalars, out = scalars  # type: ignore[assignment]
-        if variant == "inplace":
-            _check_inplace(op, odt, self, shape)
-            res = self if (to_out(kdt) is self._dtype and a is self) else new_empty(
-                shape, to_out(kdt), dev
-            )
-            kernel(res, a, expand_to(b, shape), *scalars)
-            if res is not self:
-                _copy_kernel(dev)(self, res)
-            self._storage.version += 1
-            return self
-        res = new_empty(shape, to_out(kdt), dev)
+        res = new_empty(shape, kout, dev)
         kernel(res, expand_to(a, shape), expand_to(b, shape), *scalars)
-        if res._dtype is not odt:
-            res = cast(res, odt)
-        if variant == "out":
-            return _write_out(op, out, res)
-        return res
+        return res if kout is odt else cast(res, odt)
 
-    return binary
+    def binary_(self: Tensor, other: Any, *scalars: Any) -> Tensor:
+        if not isinstance(self, Tensor):
+            raise TypeError(f"{op.qualname}: self must be a Tensor, not {type(self).__name__}")
+        self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
+        _check_inplace(op, odt, self, shape)
+        b = expand_to(other if other._dtype is kdt else cast(other, kdt), shape)
+        if self._dtype is kdt and kout is kdt:
+            kernel(self, self, b, *scalars)
+        else:
+            res = new_empty(shape, kout, dev)
+            kernel(res, cast(self, kdt), b, *scalars)
+            _copy_kernel(dev)(self, res)
+        self._storage.version += 1
+        return self
+
+    def binary_out(self: Any, other: Any, *scalars: Any) -> Tensor:
+        *rest, out = scalars
+        return _write_out(op, out, binary(self, other, *rest))
+
+    return {"functional": binary, "inplace": binary_, "out": binary_out}[variant]
 
 
 def _where_driver(op: OpOverload, kernel: Kernel) -> Kernel:
@@ -431,7 +458,7 @@ def _reduce_out_dtype(kind: str, op: OpOverload, d: dt.dtype, requested: Any) ->
     if kind == "reduce_index":
         return dt.int64
     if kind == "reduce_bool":
-        return dt.bool_
+        return dt.uint8 if d is dt.uint8 else dt.bool_  # PyTorch keeps uint8 for all/any
     return d
 
 
@@ -448,6 +475,9 @@ def _reduce_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         if kind == "reduce_index" and dim is None:
             x = self.reshape(-1) if self._shape else self
             dims: tuple[int, ...] = (0,) if x._shape else ()
+        elif kind == "reduce_bool" and isinstance(dim, (tuple, list)) and not dim:
+            # all/any over an explicit empty dim list reduce nothing (PyTorch's rule).
+            return cast(cast(self, dt.bool_), _reduce_out_dtype(kind, op, self._dtype, None))
         else:
             dims = normalize_dims(op, dim, len(self._shape))
         odt = _reduce_out_dtype(kind, op, x._dtype, requested)

@@ -272,7 +272,7 @@ class Tensor:
         return self.grad_fn is None
 
     def detach(self) -> Tensor:
-        return _ops().detach(self)
+        return _ops().detach.default(self)
 
     # -- host interop -------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -404,7 +404,7 @@ class Tensor:
             target is None or target is self._device
         ):
             return self
-        return _ops()._to_copy(self, dtype=dtype, device=target, non_blocking=non_blocking)
+        return _ops()._to_copy.default(self, dtype=dtype, device=target, non_blocking=non_blocking)
 
     def cpu(self) -> Tensor:
         return self.to("cpu")
@@ -577,16 +577,16 @@ class Tensor:
         return _ops().rsub.Scalar(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return _rbinary("div", self, other)
+        return _rbinary("div.Tensor", self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _rbinary("floor_divide", self, other)
+        return _rbinary("floor_divide.default", self, other)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return _rbinary("pow", self, other)
+        return _rbinary("pow.Tensor_Tensor", self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _rbinary("remainder", self, other)
+        return _rbinary("remainder.Tensor", self, other)
 
     def __rand__(self, other: Any) -> Tensor:
         return _ops().bitwise_and.Tensor(self, other)
@@ -608,7 +608,8 @@ _LEGACY_NAMES = {
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
     from ember.core.factories import scalar_tensor_like
 
-    return getattr(_ops(), name).Tensor(scalar_tensor_like(other, self), self)
+    packet, overload = name.split(".")
+    return getattr(getattr(_ops(), packet), overload)(scalar_tensor_like(other, self), self)
 
 
 def _dims(dim: Any) -> Any:

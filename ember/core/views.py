@@ -59,7 +59,7 @@ def compute_view_stride(
     Groups of old dims that are contiguous among themselves can be split or merged;
     a view fails when a new dim would span two such groups.
     """
-    if _numel(old_shape) == 0:
+    if _numel(old_shape) == 0 or not old_shape:
         return contiguous_strides(new_shape)
     new_stride = [0] * len(new_shape)
     view_d = len(new_shape) - 1
@@ -385,7 +385,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             d += k
         elif item is None:
             shape.append(1)
-            stride.append(0)
+            stride.append(self._stride[d] * self._shape[d] if d < nd else 1)
         elif isinstance(item, bool):
             raise NotImplementedError("indexing with a bool is not implemented yet")
         elif isinstance(item, int) or hasattr(item, "__index__") and not isinstance(item, slice):
@@ -403,7 +403,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             length = max(0, (e - b + step - 1) // step)
             shape.append(length)
             stride.append(self._stride[d] * step)
-            off += b * self._stride[d] if length else 0
+            off += b * self._stride[d]
             d += 1
         else:
             raise IndexError(

@@ -178,11 +178,11 @@ class OpOverloadPacket:
         errors = []
         for op in self._overloads.values():
             try:
-                bound = _bind(op, args, kwargs)
+                _bind(op, args, kwargs)
             except TypeError as e:
                 errors.append(f"  {op.schema}: {e}")
                 continue
-            return op._fn(*bound)
+            return op._fn(*args, **kwargs)
         raise TypeError(
             f"{self.qualname}(): no overload matches the arguments "
             f"({', '.join(type(a).__name__ for a in args)}); tried:\n" + "\n".join(errors)
@@ -193,7 +193,7 @@ class OpOverloadPacket:
 
 
 def _bind(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """Bind a call to ``op`` checking argument kinds, for overload selection."""
+    """Bind a call to ``op`` checking argument kinds (TypeError if they do not fit)."""
     import inspect
 
     from ember.core.tensor import Tensor
@@ -405,6 +405,8 @@ def _device_kernel(op: OpOverload, fn: Callable[..., Any]) -> Callable[..., Any]
 def _resolve(op: OpOverload, ks: int) -> Callable[..., Any]:
     devs = ks & DEVICE_MASK
     if devs & (devs - 1):
+        if op.entry is not None and op.entry.get("cross_device"):
+            return _on_first_device(op, ks)
         return _mixed_devices(op, ks)
     m = ks
     while m:
@@ -468,6 +470,16 @@ def _missing(op: OpOverload, ks: int) -> Callable[..., Any]:
         raise NotImplementedError(msg)
 
     return raise_missing
+
+
+def _on_first_device(op: OpOverload, ks: int) -> Callable[..., Any]:
+    """For cross-device ops (copy_): dispatch on the device of the first argument."""
+    rest = ks & ~DEVICE_MASK
+
+    def on_first_device(*args: Any) -> Any:
+        return op.redispatch(rest | (args[0]._ks & DEVICE_MASK), *args)
+
+    return on_first_device
 
 
 def _mixed_devices(op: OpOverload, ks: int) -> Callable[..., Any]:

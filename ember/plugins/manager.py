@@ -195,6 +195,15 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             b.manual_seed(random._global_seed[0])
 
 
+def environment(rec: PluginRecord) -> dict[str, str]:
+    """What a loaded plugin reports through ``ember_environment`` (merged)."""
+    out: dict[str, str] = {}
+    if rec.plugin is not None:
+        for part in _hook(rec.plugin, "ember_environment")():
+            out.update({str(k): str(v) for k, v in part.items()})
+    return out
+
+
 def load(namespace: str, name: str) -> PluginRecord | None:
     """Load one plugin by entry-point name; never raises for the plugin's own errors."""
     with _lock:

@@ -1,0 +1,147 @@
+"""Tensor creation, host interop, conversion, printing and the public surface."""
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def test_public_names_are_pinned():
+    expected = {
+        "Generator", "Size", "Tensor", "abs", "acos", "acosh", "add", "all", "amax", "amin",
+        "any", "arange", "argmax", "argmin", "as_strided", "as_tensor", "asin", "asinh", "atan",
+        "atan2", "atanh", "bfloat16", "bitwise_and", "bitwise_left_shift", "bitwise_or",
+        "bitwise_right_shift", "bitwise_xor", "bmm", "bool", "broadcast_shapes",
+        "broadcast_tensors", "ceil", "clone", "copysign", "cos", "cosh", "detach", "device",
+        "diagonal", "div", "divide", "dot", "double", "dtype", "empty", "empty_like",
+        "empty_strided", "eq", "erf", "erfc", "exp", "exp2", "expm1", "eye", "flatten",
+        "float", "float16", "float32", "float64", "floor", "floor_divide", "fmod", "frac",
+        "from_numpy", "full", "full_like", "ge", "gelu", "get_default_dtype", "gt", "half",
+        "hypot", "initial_seed", "int", "int16", "int32", "int64", "int8", "is_tensor",
+        "isfinite", "isinf", "isnan", "le", "library", "linspace", "log", "log10", "log1p",
+        "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "long", "lt",
+        "manual_seed", "matmul", "max", "maximum", "mean", "min", "minimum", "mish", "mm",
+        "mul", "mv", "narrow", "ne", "neg", "numel", "ones", "ones_like", "ops", "permute",
+        "pow", "prod", "promote_types", "rand", "rand_like", "randint", "randn", "randn_like",
+        "reciprocal", "relu", "remainder", "reshape", "result_type", "round", "rsqrt", "rsub",
+        "seed", "select", "set_default_dtype", "set_printoptions", "short", "sigmoid", "sign",
+        "silu", "sin", "sinh", "softplus", "sqrt", "square", "squeeze", "sub", "sum", "t",
+        "tan", "tanh", "tensor", "transpose", "true_divide", "trunc", "uint8", "unflatten",
+        "unsqueeze", "where", "zeros", "zeros_like", "__version__",
+    }
+    assert set(ember.__all__) == expected
+    for name in ember.__all__:
+        assert hasattr(ember, name), name
+
+
+def test_tensor_from_nested_lists_scalars_and_numpy():
+    assert ember.tensor([[1, 2], [3, 4]]).dtype is ember.int64
+    assert ember.tensor([1, 2.5]).dtype is ember.float32
+    assert ember.tensor([True, False]).dtype is ember.bool
+    assert ember.tensor(np.arange(3, dtype=np.int16)).dtype is ember.int16
+    assert ember.tensor(np.ones(2)).dtype is ember.float64
+    assert ember.tensor([], dtype=ember.int32).shape == (0,)
+    assert ember.tensor(5).shape == () and ember.tensor(5).item() == 5
+    t = ember.tensor([[1.5, 2.0]], dtype=ember.float64, device="cpu")
+    assert t.tolist() == [[1.5, 2.0]] and t.device == "cpu"
+    with pytest.raises(ValueError, match="ragged"):
+        ember.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError, match="could not infer dtype"):
+        ember.tensor("abc")
+
+
+def test_tensor_copies_but_from_numpy_shares():
+    a = np.arange(6.0).reshape(2, 3)
+    t = ember.tensor(a)
+    s = ember.from_numpy(a)
+    a[0, 0] = 100
+    assert t[0, 0].item() == 0.0 and s[0, 0].item() == 100.0
+    s[1, 2] = -1
+    assert a[1, 2] == -1
+    v = s.numpy()
+    assert np.shares_memory(v, a)
+    tr = ember.from_numpy(a.T)
+    assert tr.stride() == (1, 3) and tr.tolist() == a.T.tolist()
+
+
+def test_from_numpy_errors():
+    with pytest.raises(ValueError, match="negative"):
+        ember.from_numpy(np.arange(4)[::-1])
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.complex128"):
+        ember.from_numpy(np.zeros(2, complex))
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        ember.from_numpy([1, 2])
+
+
+def test_numpy_item_tolist_and_conversions():
+    x = ember.arange(6).reshape(2, 3)
+    assert x.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert int(x[1, 2]) == 5 and float(x[0, 1]) == 1.0 and x[1, 1].item() == 4
+    with pytest.raises(RuntimeError, match="a Tensor with 6 elements cannot be converted"):
+        x.item()
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value"):
+        bool(x)
+    assert x.to(ember.float64).dtype is ember.float64 and x.double().dtype is ember.float64
+    assert x.to("cpu") is x and x.to(x) is x and x.to(ember.int64) is x
+    assert x.to(ember.int64, copy=True) is not x
+    assert x.float().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    b = ember.tensor([1.0, -2.5, 3.25]).bfloat16()
+    assert b.dtype is ember.bfloat16 and b.tolist() == [1.0, -2.5, 3.25]
+    with pytest.raises(TypeError, match="BFloat16"):
+        b.numpy()
+    assert np.asarray(x).tolist() == x.tolist()
+    assert len(x) == 2 and [r.tolist() for r in x] == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_metadata():
+    x = ember.zeros(2, 3, 4, dtype=ember.float16)
+    assert x.shape == ember.Size([2, 3, 4]) and x.size() == (2, 3, 4) and x.size(-1) == 4
+    assert x.stride() == (12, 4, 1) and x.stride(0) == 12 and x.ndim == 3 and x.dim() == 3
+    assert x.numel() == 24 and x.element_size() == 2 and x.nbytes == 48
+    assert x.is_floating_point() and not x.is_complex() and x.is_contiguous()
+    assert repr(x.shape) == "ember.Size([2, 3, 4])" and x.shape.numel() == 24
+
+
+def test_requires_grad_rules():
+    x = ember.ones(2)
+    assert not x.requires_grad and x.is_leaf
+    x.requires_grad_()
+    assert x.requires_grad and repr(x) == "tensor([1., 1.], requires_grad=True)"
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require"):
+        ember.ones(2, dtype=ember.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        x.numpy()
+    assert not x.detach().requires_grad
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.tensor([[1.0, 2.5], [3.0, -4.0]]),
+    lambda m: m.arange(2000, dtype=m.float32) / 7,
+    lambda m: m.tensor([1, 2, 3], dtype=m.int32),
+    lambda m: m.tensor([True, False]),
+    lambda m: m.tensor(3.25, dtype=m.float64),
+    lambda m: m.zeros(0, 3),
+    lambda m: m.tensor([1e-8, 1.0, 1e9]),
+    lambda m: m.tensor([1.0, float("nan"), float("inf")], dtype=m.float16),
+    lambda m: m.arange(24).reshape(2, 3, 4).transpose(0, 2),
+])
+def test_repr_matches_torch(make):
+    assert repr(make(ember)) == repr(make(torch)).replace("torch.", "ember.")
+
+
+def test_arithmetic_dunders_and_comparisons():
+    a = ember.tensor([1.0, 2.0, 3.0])
+    assert (a + 1).tolist() == [2.0, 3.0, 4.0] and (1 + a).tolist() == [2.0, 3.0, 4.0]
+    assert (2 - a).tolist() == [1.0, 0.0, -1.0] and (a - 2).tolist() == [-1.0, 0.0, 1.0]
+    assert (6 / a).tolist() == [6.0, 3.0, 2.0] and (a ** 2).tolist() == [1.0, 4.0, 9.0]
+    assert (2 ** a).tolist() == [2.0, 4.0, 8.0] and (-a).tolist() == [-1.0, -2.0, -3.0]
+    assert (a == 2).tolist() == [False, True, False] and (a >= 2).tolist() == [False, True, True]
+    assert (~(a > 1)).tolist() == [True, False, False]
+    assert ((a > 1) & (a < 3)).tolist() == [False, True, False]
+    assert (ember.tensor([5, 6]) % 4).tolist() == [1, 2]
+    assert (7 // ember.tensor([2, 3])).tolist() == [3, 2]
+    assert abs(ember.tensor([-1, 2])).tolist() == [1, 2]
+    assert (a @ a).item() == 14.0
+    assert hash(a) != hash(a + 0)
