@@ -8,20 +8,58 @@ name. This module re-exports the public API under PyTorch's names.
 from ember import library
 from ember._version import __version__
 from ember.core import _builtins, structured  # noqa: F401 - registers drivers
+from ember.core._printing import set_printoptions
 from ember.core.api import (
-    all, amax, amin, any, arange, broadcast_shapes, broadcast_tensors, div, divide, empty, eye,
-    full, is_tensor, max, mean, min, numel, ones, prod, rand, randint, randn, result_type,
-    squeeze, sum, transpose, zeros,
+    all,
+    amax,
+    amin,
+    any,
+    arange,
+    broadcast_shapes,
+    broadcast_tensors,
+    div,
+    divide,
+    empty,
+    eye,
+    full,
+    is_tensor,
+    max,
+    mean,
+    min,
+    numel,
+    ones,
+    prod,
+    rand,
+    randint,
+    randn,
+    result_type,
+    squeeze,
+    sum,
+    transpose,
+    zeros,
 )
 from ember.core.device import device
 from ember.core.dtype import (
-    bfloat16, bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16,
-    int32, int64, promote_types, set_default_dtype, uint8,
+    bfloat16,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ember.core.dtype import (
+    bool_ as bool,
 )
 from ember.core.factories import as_tensor, from_numpy, tensor
 from ember.core.random import Generator, initial_seed, manual_seed, seed
 from ember.core.tensor import Size, Tensor
-from ember.core._printing import set_printoptions
 from ember.dispatcher.namespace import ops
 
 _builtins.load()

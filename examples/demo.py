@@ -2,7 +2,7 @@
 
 Run: ``python examples/demo.py [--device cpu] [--epochs 60]``.
 
-The data are three Gaussian clusters in 8 dimensions plus noise features,
+The data are five overlapping Gaussian clusters in 16 dimensions,
 made with ember's seeded generator. Gradients are written out by hand here (the
 autograd engine is its own plugin set, coming next), so the demo exercises
 matmul, reductions, broadcasting, comparisons and in-place updates.
@@ -18,7 +18,7 @@ import ember
 
 def make_data(n: int, classes: int, dim: int, device: str) -> tuple[ember.Tensor, ember.Tensor]:
     g = ember.Generator().manual_seed(0)
-    centers = ember.randn(classes, dim, generator=g) * 2.5
+    centers = ember.randn(classes, dim, generator=g) * 0.9
     labels = ember.randint(0, classes, (n,), generator=g)
     onehot = (labels.reshape(n, 1) == ember.arange(classes)).float()
     x = onehot @ centers + ember.randn(n, dim, generator=g)
@@ -37,7 +37,7 @@ def main() -> None:
     p.add_argument("--lr", type=float, default=0.5)
     args = p.parse_args()
 
-    classes, dim = 3, 8
+    classes, dim = 5, 16
     x, y = make_data(3000, classes, dim, args.device)
     x_train, y_train, x_test, y_test = x[:2400], y[:2400], x[2400:], y[2400:]
     target = (y_train.reshape(-1, 1) == ember.arange(classes, device=args.device)).float()

@@ -81,9 +81,11 @@ def load() -> None:
     for entry in load_ops_yaml(OPS_YAML):
         op = registry.define(entry.schema, entry)
         comp = entry.get("composite")
-        if comp is not None:
+        if isinstance(comp, str):
             _library.impl(op, COMPOSITES[comp], "Composite")
         api = entry.get("api") or ()
+        if not isinstance(api, tuple):
+            api = (str(api),)
         name = entry.schema.name.name
         if "method" in api and name not in Tensor.__dict__:
             setattr(Tensor, name, op._fn)

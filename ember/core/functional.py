@@ -76,7 +76,7 @@ def _numel(shape: tuple[int, ...]) -> int:
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if len(self._shape) != 2 or len(mat2._shape) != 2:
         raise RuntimeError(
-            f"self must be a matrix" if len(self._shape) != 2 else "mat2 must be a matrix"
+            "self must be a matrix" if len(self._shape) != 2 else "mat2 must be a matrix"
         )
     return matmul(self, mat2)
 
@@ -96,9 +96,8 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
         )
     if self._shape[0] != tensor._shape[0]:
         raise RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(
-                self._shape[0], tensor._shape[0], self._shape[0], tensor._shape[0])
+            f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src [{tensor._shape[0]}] to have the same number "
+            f"of elements, but got {self._shape[0]} and {tensor._shape[0]} elements respectively"
         )
     if self._dtype is not tensor._dtype:
         raise RuntimeError(

@@ -136,8 +136,8 @@ _copy_kernels: dict[device, Kernel] = {}
 def _copy_kernel(dev: device) -> Kernel:
     k = _copy_kernels.get(dev)
     if k is None:
-        from ember.core import dispatch_key as dk
         from ember.core import devices
+        from ember.core import dispatch_key as dk
 
         op = registry.lookup("aten::copy_")
         ks = devices.mask(dev)
@@ -173,6 +173,19 @@ def result_type(*operands: Any) -> dt.dtype:
     return dt.combine(dim_t, zero_t, scat)
 
 
+def _with_scalar(d: dt.dtype, value: Any) -> dt.dtype:
+    """Promotion of a tensor of dtype ``d`` with a Python scalar (the scalar tier loses
+    unless it is of a higher category)."""
+    tv = type(value)
+    if tv is float:
+        return d if d.category == dt.FLOAT else dt.get_default_dtype()
+    if tv is int:
+        return d if d.category != dt.BOOL else dt.int64
+    if tv is bool:
+        return d
+    return result_type(value, d)
+
+
 _scalar_cache: dict[tuple[Any, ...], Tensor] = {}
 
 
@@ -195,8 +208,8 @@ _fill_kernels: dict[device, Kernel] = {}
 def _fill_kernel(dev: device) -> Kernel:
     k = _fill_kernels.get(dev)
     if k is None:
-        from ember.core import dispatch_key as dk
         from ember.core import devices
+        from ember.core import dispatch_key as dk
 
         ks = devices.mask(dev)
         op = registry.lookup("aten::fill_.Scalar")
@@ -355,8 +368,9 @@ def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             dev = self._device
             p = plan(pdt, dev)
         else:
-            dev = (self if isinstance(self, Tensor) else other)._device
-            p = plan(result_type(self, other), dev)
+            t = self if isinstance(self, Tensor) else other
+            dev = t._device
+            p = plan(_with_scalar(t._dtype, other if t is self else self), dev)
             # A Python scalar becomes a 0-dim tensor of the computation dtype, as in PyTorch.
             if isinstance(self, Tensor):
                 other = scalar_tensor(other, p[1], dev)

@@ -14,7 +14,7 @@ negative.
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -134,6 +134,14 @@ class Tensor:
     _dtype: dt.dtype
     _device: device
     _ks: int
+    _requires_grad: bool
+    _grad: Tensor | None
+    grad_fn: Any
+    _base: Tensor | None
+
+    if TYPE_CHECKING:
+        # Operator methods (add, exp, fill_, ...) are bound from ops.yaml at import.
+        def __getattr__(self, name: str) -> Any: ...
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(
@@ -358,7 +366,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if self.numel() > 1 else "Boolean value of Tensor with no values is ambiguous"
             )
         return bool(self.item())
@@ -478,7 +486,7 @@ class Tensor:
             return _ops().squeeze.dims(self, tuple(dim))
         return _ops().squeeze.dim(self, dim)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
         return _ops().flatten.using_ints(self, start_dim, end_dim)
 
     @property
@@ -516,33 +524,33 @@ class Tensor:
             target.fill_(value)
 
     # -- reductions with PyTorch's overloaded forms --------------------------------------------
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def sum(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         return _ops().sum.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def mean(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         return _ops().mean.dim(self, _dims(dim), keepdim, dtype=dtype)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def prod(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         return _ops().prod.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
 
-    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
         return _ops().amax.default(self, _dims(dim) or (), keepdim)
 
-    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
         return _ops().amin.default(self, _dims(dim) or (), keepdim)
 
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def all(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         return _ops().all.dims(self, _dims(dim), keepdim)
 
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def any(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         return _ops().any.dims(self, _dims(dim), keepdim)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         from ember.core.functional import max as _max
 
         return _max(self, dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         from ember.core.functional import min as _min
 
         return _min(self, dim, keepdim)

@@ -105,7 +105,8 @@ class OpOverload:
         self.qualname = schema.name.qualified
         self.namespace = schema.name.namespace
         self.entry = entry
-        self.kind: str | None = entry.get("kind") if entry is not None else None
+        kind = entry.get("kind") if entry is not None else None
+        self.kind: str | None = kind if isinstance(kind, str) else None
         self.kernels: dict[Any, Any] = {}
         self._cache: dict[int, Callable[..., Any]] = {}
         self._fn = _compile_entry(self)

@@ -84,7 +84,9 @@ def discover(namespace: str) -> list[PluginRecord]:
 
     with _lock:
         if namespace not in _discovered:
-            mgr = NamedExtensionManager(namespace, names=[], on_missing_entrypoints_callback=None)
+            mgr: NamedExtensionManager[Any] = NamedExtensionManager(
+                namespace, names=[], on_missing_entrypoints_callback=None
+            )
             for ep in mgr.list_entry_points():
                 key = (namespace, ep.name)
                 if key not in _records:
