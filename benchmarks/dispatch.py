@@ -57,8 +57,10 @@ def main() -> None:
         x = np.tanh(x)
         return 1 / (1 + np.exp(-x))
 
-    results = {"ember": [bench(lambda: a + b), bench(ember_chain, number=4000) / 10],
-               "numpy": [bench(lambda: na + nb), bench(numpy_chain, number=4000) / 10]}
+    results = {
+        "ember": [bench(lambda: a + b), bench(ember_chain, number=4000) / 10],
+        "numpy": [bench(lambda: na + nb), bench(numpy_chain, number=4000) / 10],
+    }
     try:
         import torch
 
@@ -81,12 +83,16 @@ def main() -> None:
     except ImportError:
         pass
     names = ["a + b (4 floats)", "10-op chain, per op"]
-    print(f"{'case':<24}" + "".join(f"{k + ' us':>12}" for k in results)
-          + "".join(f"{'ember/' + k:>14}" for k in results if k != "ember"))
+    print(
+        f"{'case':<24}"
+        + "".join(f"{k + ' us':>12}" for k in results)
+        + "".join(f"{'ember/' + k:>14}" for k in results if k != "ember")
+    )
     for i, n in enumerate(names):
         line = f"{n:<24}" + "".join(f"{v[i]:>12.2f}" for v in results.values())
-        line += "".join(f"{results['ember'][i] / v[i]:>14.2f}" for k, v in results.items()
-                        if k != "ember")
+        line += "".join(
+            f"{results['ember'][i] / v[i]:>14.2f}" for k, v in results.items() if k != "ember"
+        )
         rows.append(line)
         print(line)
 

@@ -32,8 +32,18 @@ from ember.dispatcher.schema import SchemaError, parse_schema
 from ember.plugins.backend import Capabilities, DeviceBackend
 
 __all__ = [
-    "Library", "Handle", "define", "impl", "fallback", "fallthrough_kernel", "FALLTHROUGH",
-    "register_device", "capabilities", "SchemaError", "DeviceBackend", "Capabilities",
+    "Library",
+    "Handle",
+    "define",
+    "impl",
+    "fallback",
+    "fallthrough_kernel",
+    "FALLTHROUGH",
+    "register_device",
+    "capabilities",
+    "SchemaError",
+    "DeviceBackend",
+    "Capabilities",
     "lookup",
 ]
 
@@ -80,8 +90,14 @@ def define(schema: str) -> tuple[OpOverload, Handle]:
     return op, Handle(lambda: registry.undefine(op), f"define {op.qualname}")
 
 
-def impl(op: str | OpOverload, fn: Callable[..., Any], dispatch_key: str, *,
-         namespace: str = "aten", allow_override: bool = False) -> Handle:
+def impl(
+    op: str | OpOverload,
+    fn: Callable[..., Any],
+    dispatch_key: str,
+    *,
+    namespace: str = "aten",
+    allow_override: bool = False,
+) -> Handle:
     """Register ``fn`` as the kernel of ``op`` for ``dispatch_key``.
 
     ``fn`` takes the schema's arguments positionally. For a structured operator
@@ -103,8 +119,9 @@ def impl(op: str | OpOverload, fn: Callable[..., Any], dispatch_key: str, *,
     return Handle(undo, f"impl {o.qualname} for {dispatch_key}")
 
 
-def fallthrough_kernel(op: str | OpOverload, dispatch_key: str, *,
-                       namespace: str = "aten") -> Handle:
+def fallthrough_kernel(
+    op: str | OpOverload, dispatch_key: str, *, namespace: str = "aten"
+) -> Handle:
     """Make ``op`` skip ``dispatch_key`` and go on to the next key."""
     return impl(op, FALLTHROUGH, dispatch_key, namespace=namespace)
 
@@ -166,10 +183,17 @@ class Library:
         self._handles.append(h)
         return op
 
-    def impl(self, op: str | OpOverload, fn: Callable[..., Any] | None = None,
-             dispatch_key: str = "Composite", *, allow_override: bool = False) -> Any:
+    def impl(
+        self,
+        op: str | OpOverload,
+        fn: Callable[..., Any] | None = None,
+        dispatch_key: str = "Composite",
+        *,
+        allow_override: bool = False,
+    ) -> Any:
         """Register a kernel; without ``fn`` returns a decorator."""
         if fn is None:
+
             def deco(f: Callable[..., Any]) -> Callable[..., Any]:
                 self.impl(op, f, dispatch_key, allow_override=allow_override)
                 return f

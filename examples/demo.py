@@ -56,8 +56,10 @@ def main() -> None:
             acc = (prob.argmax(1) == y_train).float().mean().item()
             print(f"epoch {epoch:3d}  loss {loss.item():.4f}  train accuracy {acc:.3f}")
     test_acc = ((x_test @ w + b).argmax(1) == y_test).float().mean().item()
-    print(f"held-out accuracy {test_acc:.3f} on {x_test.shape[0]} samples "
-          f"({time.perf_counter() - start:.2f} s on {x.device})")
+    print(
+        f"held-out accuracy {test_acc:.3f} on {x_test.shape[0]} samples "
+        f"({time.perf_counter() - start:.2f} s on {x.device})"
+    )
 
 
 if __name__ == "__main__":

@@ -18,9 +18,32 @@ from ember.core.tensor import Size, Tensor, _dims, _shape_args
 from ember.dispatcher.namespace import ops
 
 __all__ = [
-    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "eye", "sum", "mean",
-    "prod", "amax", "amin", "all", "any", "max", "min", "div", "result_type", "broadcast_shapes",
-    "broadcast_tensors", "transpose", "is_tensor", "numel", "squeeze",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "rand",
+    "randn",
+    "randint",
+    "arange",
+    "eye",
+    "sum",
+    "mean",
+    "prod",
+    "amax",
+    "amin",
+    "all",
+    "any",
+    "max",
+    "min",
+    "div",
+    "result_type",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "transpose",
+    "is_tensor",
+    "numel",
+    "squeeze",
 ]
 
 

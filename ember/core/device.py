@@ -111,7 +111,5 @@ def as_device(d: DeviceLike) -> device:
     if type(d) is device:
         return d
     if isinstance(d, int) and not isinstance(d, bool):
-        raise RuntimeError(
-            f"Device index {d} given without a device type; write it as 'name:{d}'"
-        )
+        raise RuntimeError(f"Device index {d} given without a device type; write it as 'name:{d}'")
     return device(d)  # type: ignore[arg-type]

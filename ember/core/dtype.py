@@ -51,7 +51,9 @@ class dtype:  # noqa: N801 - PyTorch's spelling
 
     __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank", "__weakref__")
 
-    def __init__(self, name: str, itemsize: int, category: int, is_signed: bool, np_dtype: Any, rank: int):
+    def __init__(
+        self, name: str, itemsize: int, category: int, is_signed: bool, np_dtype: Any, rank: int
+    ):
         self.name = name
         self.itemsize = itemsize
         self.category = category
@@ -92,15 +94,36 @@ float32 = dtype("float32", 4, FLOAT, True, np.float32, 8)
 float64 = dtype("float64", 8, FLOAT, True, np.float64, 9)
 
 all_dtypes: tuple[dtype, ...] = (
-    bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64
+    bool_,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
 )
 _PICKLE_NAMES = {d.name: ("bool_" if d is bool_ else d.name) for d in all_dtypes}
 
 #: Aliases PyTorch accepts as attributes (``torch.float``, ``torch.long``...).
 ALIASES: dict[str, dtype] = {
-    "bool": bool_, "float": float32, "double": float64, "half": float16, "long": int64,
-    "int": int32, "short": int16, "uint8": uint8, "int8": int8, "int16": int16, "int32": int32,
-    "int64": int64, "float16": float16, "bfloat16": bfloat16, "float32": float32,
+    "bool": bool_,
+    "float": float32,
+    "double": float64,
+    "half": float16,
+    "long": int64,
+    "int": int32,
+    "short": int16,
+    "uint8": uint8,
+    "int8": int8,
+    "int16": int16,
+    "int32": int32,
+    "int64": int64,
+    "float16": float16,
+    "bfloat16": bfloat16,
+    "float32": float32,
     "float64": float64,
 }
 
@@ -186,7 +209,7 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def scalar_dtype(value: object) -> dtype:
-    """The dtype PyTorch gives a Python scalar when it stands alone: bool, int64 or default float."""
+    """The dtype PyTorch gives a lone Python scalar: bool, int64 or the default float."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):

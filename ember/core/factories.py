@@ -29,7 +29,10 @@ class _ArrayInterface:
 
     def __init__(self, ptr: int, nbytes: int, owner: Any):
         self.__array_interface__ = {
-            "data": (ptr, False), "shape": (nbytes,), "typestr": "|u1", "version": 3,
+            "data": (ptr, False),
+            "shape": (nbytes,),
+            "typestr": "|u1",
+            "version": 3,
         }
         self.owner = owner
 
@@ -55,8 +58,15 @@ def host_to_tensor(arr: np.ndarray, dtype: dt.dtype, dev: device) -> Tensor:
     shape = tuple(raw.shape)
     b = devices.backend(dev.type)
     data = b.from_host(raw.reshape(-1).view(np.uint8), dev)
-    return make_tensor(Storage(data, raw.nbytes, dev), shape, contiguous_strides(shape), 0, dtype,
-                       dev, devices.mask(dev))
+    return make_tensor(
+        Storage(data, raw.nbytes, dev),
+        shape,
+        contiguous_strides(shape),
+        0,
+        dtype,
+        dev,
+        devices.mask(dev),
+    )
 
 
 def _infer_dtype(data: Any) -> dt.dtype:
@@ -85,8 +95,14 @@ def _to_numpy(data: Any) -> np.ndarray:
         raise ValueError(f"ember.tensor(): the nested sequence is ragged: {e}") from None
 
 
-def tensor(data: Any, *, dtype: dt.dtype | None = None, device: Any = None,
-           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def tensor(
+    data: Any,
+    *,
+    dtype: dt.dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars, numpy arrays, tensors).
 
     Examples:
@@ -152,8 +168,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "copy of your array  with array.copy().) "
         )
     if any(s % isz for s in ndarray.strides):
-        raise ValueError("given numpy array strides not a multiple of the element byte size. "
-                         "Copy the numpy array to reallocate the memory.")
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. "
+            "Copy the numpy array to reallocate the memory."
+        )
     dev = devices.normalize("cpu")
     if ndarray.size == 0:
         extent = 0
@@ -167,11 +185,19 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         warnings.warn(
             "The given NumPy array is not writable, and ember does not support non-writable "
             "tensors. Writing to this tensor will fail; copy the array to protect its data.",
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
     st = Storage(raw, extent, dev)
-    return make_tensor(st, tuple(ndarray.shape), tuple(s // isz for s in ndarray.strides), 0,
-                       d, dev, devices.mask(dev))
+    return make_tensor(
+        st,
+        tuple(ndarray.shape),
+        tuple(s // isz for s in ndarray.strides),
+        0,
+        d,
+        dev,
+        devices.mask(dev),
+    )
 
 
 def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
@@ -188,17 +214,31 @@ def _size(size: Any) -> tuple[int, ...]:
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
     return shape
 
 
-def empty(size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
-          pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def empty(
+    size: Any,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return new_empty(_size(size), dtype or dt.get_default_dtype(), _dev(device))
 
 
-def empty_strided(size: Any, stride: Any, dtype: Any = None, layout: Any = None,
-                  device: Any = None, pin_memory: Any = None) -> Tensor:
+def empty_strided(
+    size: Any,
+    stride: Any,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     size, stride = _size(size), tuple(stride)
     d = dtype or dt.get_default_dtype()
     n = 0 if 0 in size else sum((s - 1) * st for s, st in zip(size, stride)) + 1
@@ -206,19 +246,27 @@ def empty_strided(size: Any, stride: Any, dtype: Any = None, layout: Any = None,
     return make_tensor(base._storage, size, stride, 0, d, base._device, base._ks)
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
-         pin_memory: Any = None) -> Tensor:
+def full(
+    size: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     d = dtype or dt.scalar_dtype(fill_value)
     return new_empty(_size(size), d, _dev(device)).fill_(fill_value)
 
 
-def zeros(size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
-          pin_memory: Any = None) -> Tensor:
+def zeros(
+    size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None
+) -> Tensor:
     return empty(size, dtype, layout, device).fill_(0)
 
 
-def ones(size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
-         pin_memory: Any = None) -> Tensor:
+def ones(
+    size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None
+) -> Tensor:
     return empty(size, dtype, layout, device).fill_(1)
 
 
@@ -226,48 +274,87 @@ def _like(self: Tensor, dtype: Any, device: Any) -> tuple[dt.dtype, device]:
     return dtype or self._dtype, self._device if device is None else _dev(device)
 
 
-def empty_like(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def empty_like(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     d, dv = _like(self, dtype, device)
     return new_empty(self._shape, d, dv)
 
 
-def zeros_like(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def zeros_like(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return empty_like(self, dtype, None, device).fill_(0)
 
 
-def ones_like(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-              pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def ones_like(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return empty_like(self, dtype, None, device).fill_(1)
 
 
-def full_like(self: Tensor, fill_value: Any, dtype: Any = None, layout: Any = None,
-              device: Any = None, pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def full_like(
+    self: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return empty_like(self, dtype, None, device).fill_(fill_value)
 
 
-def arange(start: Any, end: Any, step: Any = 1, dtype: Any = None, layout: Any = None,
-           device: Any = None, pin_memory: Any = None) -> Tensor:
+def arange(
+    start: Any,
+    end: Any,
+    step: Any = 1,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError(
-            "upper bound and larger bound inconsistent with step sign"
-        )
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     d = dtype or result_type(start, end, step)
     n = max(0, math.ceil((end - start) / step))
     if d.category == dt.FLOAT:
         vals = start + np.arange(n, dtype=np.float64) * step
     else:
-        vals = int(start) + np.arange(n, dtype=np.int64) * int(step) if all(
-            isinstance(v, int) for v in (start, step)) else np.floor(
-            start + np.arange(n, dtype=np.float64) * step)
+        vals = (
+            int(start) + np.arange(n, dtype=np.int64) * int(step)
+            if all(isinstance(v, int) for v in (start, step))
+            else np.floor(start + np.arange(n, dtype=np.float64) * step)
+        )
     return host_to_tensor(vals, d, _dev(device))
 
 
-def linspace(start: Any, end: Any, steps: int, dtype: Any = None, layout: Any = None,
-             device: Any = None, pin_memory: Any = None) -> Tensor:
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or dt.get_default_dtype()
@@ -284,8 +371,14 @@ def linspace(start: Any, end: Any, steps: int, dtype: Any = None, layout: Any = 
     return host_to_tensor(vals, d, _dev(device))
 
 
-def eye(n: int, m: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-        pin_memory: Any = None) -> Tensor:
+def eye(
+    n: int,
+    m: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
     m = n if m is None else m
@@ -304,24 +397,51 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return self if self.is_contiguous() else clone(self)
 
 
-def to_copy(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-            pin_memory: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+def to_copy(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     d, dv = _like(self, dtype, device)
     return new_empty(self._shape, d, dv).copy_(self)
 
 
-def rand(size: Any, generator: Any = None, dtype: Any = None, layout: Any = None,
-         device: Any = None, pin_memory: Any = None) -> Tensor:
+def rand(
+    size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     return empty(size, dtype, None, device).uniform_(0.0, 1.0, generator=generator)
 
 
-def randn(size: Any, generator: Any = None, dtype: Any = None, layout: Any = None,
-          device: Any = None, pin_memory: Any = None) -> Tensor:
+def randn(
+    size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     return empty(size, dtype, None, device).normal_(0.0, 1.0, generator=generator)
 
 
-def randint(low: int, high: int, size: Any, generator: Any = None, dtype: Any = None,
-            layout: Any = None, device: Any = None, pin_memory: Any = None) -> Tensor:
+def randint(
+    low: int,
+    high: int,
+    size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+) -> Tensor:
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
@@ -329,11 +449,23 @@ def randint(low: int, high: int, size: Any, generator: Any = None, dtype: Any = 
     return empty(size, dtype or dt.int64, None, device).random_(low, high, generator=generator)
 
 
-def rand_like(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-              pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def rand_like(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return empty_like(self, dtype, None, device).uniform_(0.0, 1.0)
 
 
-def randn_like(self: Tensor, dtype: Any = None, layout: Any = None, device: Any = None,
-               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def randn_like(
+    self: Tensor,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
+    memory_format: Any = None,
+) -> Tensor:
     return empty_like(self, dtype, None, device).normal_(0.0, 1.0)

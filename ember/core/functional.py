@@ -96,8 +96,9 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
         )
     if self._shape[0] != tensor._shape[0]:
         raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src [{tensor._shape[0]}] to have the same number "
-            f"of elements, but got {self._shape[0]} and {tensor._shape[0]} elements respectively"
+            f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src "
+            f"[{tensor._shape[0]}] to have the same number of elements, but got "
+            f"{self._shape[0]} and {tensor._shape[0]} elements respectively"
         )
     if self._dtype is not tensor._dtype:
         raise RuntimeError(

@@ -12,7 +12,14 @@ from typing import Any
 
 from ember.core.device import device
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "generator_impl", "default_generator"]
+__all__ = [
+    "Generator",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "generator_impl",
+    "default_generator",
+]
 
 _defaults: dict[device, Generator] = {}
 _global_seed: list[int | None] = [None]

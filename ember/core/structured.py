@@ -213,7 +213,11 @@ def _fill_kernel(dev: device) -> Kernel:
 
         ks = devices.mask(dev)
         op = registry.lookup("aten::fill_.Scalar")
-        k = registry._noop if ks == dk.Meta.mask else op.kernels[dk.key_for_bit(ks.bit_length() - 1)]
+        k = (
+            registry._noop
+            if ks == dk.Meta.mask
+            else op.kernels[dk.key_for_bit(ks.bit_length() - 1)]
+        )
         _fill_kernels[dev] = k
     return k
 
@@ -230,14 +234,20 @@ def _check_inplace(op: OpOverload, cdt: dt.dtype, self: Tensor, shape: tuple[int
         )
     if shape != self._shape:
         raise RuntimeError(
-            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-            f"{list(shape)}"
+            f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}"
         )
 
 
 _TORCH_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
     "float64": "Double",
 }
 
@@ -263,7 +273,10 @@ def _write_out(op: OpOverload, out: Tensor, result: Tensor) -> Tensor:
             )
         fresh = new_empty(result._shape, out._dtype, out._device)
         out._storage, out._shape, out._stride, out._offset = (
-            fresh._storage, fresh._shape, fresh._stride, 0
+            fresh._storage,
+            fresh._shape,
+            fresh._stride,
+            0,
         )
     if not _can_cast(result._dtype, out._dtype):
         raise RuntimeError(
@@ -289,7 +302,9 @@ def _float_result(d: dt.dtype) -> dt.dtype:
 
 
 #: kind -> (compute dtype from the promoted dtype, output dtype from the compute dtype)
-_ELEMENTWISE_RULES: dict[str, tuple[Callable[[dt.dtype], dt.dtype], Callable[[dt.dtype], dt.dtype]]] = {
+_ELEMENTWISE_RULES: dict[
+    str, tuple[Callable[[dt.dtype], dt.dtype], Callable[[dt.dtype], dt.dtype]]
+] = {
     "unary": (lambda d: d, lambda d: d),
     "unary_float": (_float_result, lambda d: d),
     "unary_bool": (lambda d: d, lambda d: dt.bool_),
@@ -426,8 +441,12 @@ def _where_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             other = scalar_tensor(other, pdt, dev)
         shape = broadcast_shapes(broadcast_shapes(condition._shape, self._shape), other._shape)
         out = new_empty(shape, pdt, dev)
-        kernel(out, expand_to(condition, shape), expand_to(cast(self, pdt), shape),
-               expand_to(cast(other, pdt), shape))
+        kernel(
+            out,
+            expand_to(condition, shape),
+            expand_to(cast(self, pdt), shape),
+            expand_to(cast(other, pdt), shape),
+        )
         return out
 
     return where
@@ -445,8 +464,7 @@ def normalize_dims(op: OpOverload, dims: Any, ndim: int) -> tuple[int, ...]:
     for d in dims:
         if not -n <= d < n:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                f"but got {d})"
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
             )
         d = d + n if d < 0 else d
         if d in seen:
@@ -498,9 +516,7 @@ def _reduce_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         if nonempty:
             for d in dims:
                 if x._shape[d] == 0:
-                    raise IndexError(
-                        f"{name}(): Expected reduction dim {d} to have non-zero size."
-                    )
+                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
             if not x._shape and x.numel() == 0:
                 raise IndexError(f"{name}(): Expected reduction dim to have non-zero size.")
         dev = x._device
@@ -521,19 +537,20 @@ def _reduce_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             final: tuple[int, ...] = ()
         else:
             kshape = tuple(1 if i in dims else s for i, s in enumerate(x._shape))
-            final = kshape if keepdim else tuple(
-                s for i, s in enumerate(x._shape) if i not in dims
-            )
+            final = kshape if keepdim else tuple(s for i, s in enumerate(x._shape) if i not in dims)
         if kind == "reduce_index" and dim is None and keepdim:
             final = (1,) * len(self._shape)
-        kout_dt = dt.int64 if kind == "reduce_index" else (dt.bool_ if kind == "reduce_bool" else kdt)
+        kout_dt = (
+            dt.int64 if kind == "reduce_index" else (dt.bool_ if kind == "reduce_bool" else kdt)
+        )
         out = new_empty(kshape, kout_dt, dev)
         kernel(out, a, dims)
         if out._dtype is not odt:
             out = cast(out, odt)
         if out._shape != final:
-            out = make_tensor(out._storage, final, contiguous_strides(final), 0, out._dtype,
-                              dev, out._ks)
+            out = make_tensor(
+                out._storage, final, contiguous_strides(final), 0, out._dtype, dev, out._ks
+            )
         return out
 
     return reduce
@@ -569,9 +586,16 @@ def _bmm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
 
 
 _C_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
-    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-    "float32": "float", "float64": "double",
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
 }
 
 
@@ -614,8 +638,15 @@ def _to_device(src: Tensor, dev: device) -> Tensor:
     db = devices.backend(dev.type)
     data = db.from_host(raw, dev)
     n = s.numel() * isz
-    return make_tensor(Storage(data, n, dev), s._shape, contiguous_strides(s._shape), 0,
-                       s._dtype, dev, devices.mask(dev))
+    return make_tensor(
+        Storage(data, n, dev),
+        s._shape,
+        contiguous_strides(s._shape),
+        0,
+        s._dtype,
+        dev,
+        devices.mask(dev),
+    )
 
 
 def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:

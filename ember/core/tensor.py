@@ -68,8 +68,15 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(st))
 
 
-def make_tensor(storage: Storage, shape: tuple[int, ...], stride: tuple[int, ...], offset: int,
-                dtype: dt.dtype, dev: device, ks: int) -> Tensor:
+def make_tensor(
+    storage: Storage,
+    shape: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    dtype: dt.dtype,
+    dev: device,
+    ks: int,
+) -> Tensor:
     """Create a tensor object without any checks (the core's fast constructor)."""
     t = object.__new__(Tensor)
     t._storage = storage
@@ -124,8 +131,19 @@ class Tensor:
     """
 
     __slots__ = (
-        "_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_ks",
-        "_requires_grad", "_grad", "grad_fn", "_base", "__dict__", "__weakref__",
+        "_storage",
+        "_shape",
+        "_stride",
+        "_offset",
+        "_dtype",
+        "_device",
+        "_ks",
+        "_requires_grad",
+        "_grad",
+        "grad_fn",
+        "_base",
+        "__dict__",
+        "__weakref__",
     )
     _storage: Storage
     _shape: Size
@@ -343,12 +361,17 @@ class Tensor:
             suffixes.append("requires_grad=True")
         dev = None if self._device.type == "cpu" else str(self._device)
         if self._device.type == "meta":
-            return f"tensor(..., device='meta', size={tuple(self._shape)}" + (
-                "" if self._dtype is dt.get_default_dtype() else f", dtype={self._dtype!r}"
-            ) + ")"
+            return (
+                f"tensor(..., device='meta', size={tuple(self._shape)}"
+                + ("" if self._dtype is dt.get_default_dtype() else f", dtype={self._dtype!r}")
+                + ")"
+            )
         return format_tensor(
-            self._host_values(), dtype_name=self._dtype.name,
-            default_dtype_name=dt.get_default_dtype().name, device=dev, suffixes=tuple(suffixes),
+            self._host_values(),
+            dtype_name=self._dtype.name,
+            default_dtype_name=dt.get_default_dtype().name,
+            device=dev,
+            suffixes=tuple(suffixes),
         )
 
     __str__ = __repr__
@@ -367,7 +390,8 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
-                if self.numel() > 1 else "Boolean value of Tensor with no values is ambiguous"
+                if self.numel() > 1
+                else "Boolean value of Tensor with no values is ambiguous"
             )
         return bool(self.item())
 
@@ -408,8 +432,10 @@ class Tensor:
         from ember.core.devices import normalize
 
         target = None if dev is None else normalize(dev)
-        if not copy and (dtype is None or dtype is self._dtype) and (
-            target is None or target is self._device
+        if (
+            not copy
+            and (dtype is None or dtype is self._dtype)
+            and (target is None or target is self._device)
         ):
             return self
         return _ops()._to_copy.default(self, dtype=dtype, device=target, non_blocking=non_blocking)
@@ -497,8 +523,10 @@ class Tensor:
     @property
     def mT(self) -> Tensor:  # noqa: N802
         if len(self._shape) < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {len(self._shape)}-D tensor.")
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {len(self._shape)}-D tensor."
+            )
         return self.transpose(-2, -1)
 
     @property
@@ -607,9 +635,16 @@ class Tensor:
 
 
 _LEGACY_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
 }
 
 
@@ -644,7 +679,10 @@ def _host_view(t: Tensor) -> np.ndarray:
     if st.data is None:
         raise RuntimeError("Cannot access data of a meta tensor")
     return np.ndarray(
-        t._shape, dtype=t._dtype.numpy, buffer=st.data, offset=t._offset * isz,
+        t._shape,
+        dtype=t._dtype.numpy,
+        buffer=st.data,
+        offset=t._offset * isz,
         strides=tuple(s * isz for s in t._stride),
     )
 

@@ -45,7 +45,7 @@ def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     if infer is not None:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
+        shape = shape[:infer] + (numel // known,) + shape[infer + 1 :]
     elif known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
@@ -107,17 +107,19 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     return view(self.contiguous(), size)
 
 
-def as_strided(self: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
-               storage_offset: int | None = None) -> Tensor:
+def as_strided(
+    self: Tensor, size: tuple[int, ...], stride: tuple[int, ...], storage_offset: int | None = None
+) -> Tensor:
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
-            f"mismatch in length of strides and shape: {len(stride)} strides for "
-            f"{len(size)} dims"
+            f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} dims"
         )
     if any(s < 0 for s in stride) or any(s < 0 for s in size):
-        raise RuntimeError(f"as_strided: negative sizes or strides are not supported: "
-                           f"size={list(size)}, stride={list(stride)}")
+        raise RuntimeError(
+            f"as_strided: negative sizes or strides are not supported: "
+            f"size={list(size)}, stride={list(stride)}"
+        )
     off = self._offset if storage_offset is None else storage_offset
     if off < 0:
         raise RuntimeError(f"as_strided: storage offset must be non-negative, got {off}")
@@ -189,8 +191,12 @@ def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
     wrapped = [_wrap_dim(d, n) for d in dims]
     if len(set(wrapped)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return view_of(self, tuple(self._shape[d] for d in wrapped),
-                   tuple(self._stride[d] for d in wrapped), self._offset)
+    return view_of(
+        self,
+        tuple(self._shape[d] for d in wrapped),
+        tuple(self._stride[d] for d in wrapped),
+        self._offset,
+    )
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -209,14 +215,19 @@ def t(self: Tensor) -> Tensor:
     n = len(self._shape)
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return transpose(self, 0, 1) if n == 2 else view_of(self, self._shape, self._stride,
-                                                        self._offset)
+    return (
+        transpose(self, 0, 1) if n == 2 else view_of(self, self._shape, self._stride, self._offset)
+    )
 
 
 def squeeze(self: Tensor) -> Tensor:
     keep = [i for i, s in enumerate(self._shape) if s != 1]
-    return view_of(self, tuple(self._shape[i] for i in keep),
-                   tuple(self._stride[i] for i in keep), self._offset)
+    return view_of(
+        self,
+        tuple(self._shape[i] for i in keep),
+        tuple(self._stride[i] for i in keep),
+        self._offset,
+    )
 
 
 def squeeze_dims(self: Tensor, dim: tuple[int, ...]) -> Tensor:
@@ -227,8 +238,12 @@ def squeeze_dims(self: Tensor, dim: tuple[int, ...]) -> Tensor:
         return view_of(self, (), (), self._offset)
     drop = {_wrap_dim(d, n) for d in dim}
     keep = [i for i in range(n) if not (i in drop and self._shape[i] == 1)]
-    return view_of(self, tuple(self._shape[i] for i in keep),
-                   tuple(self._stride[i] for i in keep), self._offset)
+    return view_of(
+        self,
+        tuple(self._shape[i] for i in keep),
+        tuple(self._stride[i] for i in keep),
+        self._offset,
+    )
 
 
 def squeeze_dim(self: Tensor, dim: int) -> Tensor:
@@ -254,7 +269,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return view_of(self, self._shape, self._stride, self._offset)
-    shape = self._shape[:s] + (_numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
+    shape = self._shape[:s] + (_numel(self._shape[s : e + 1]),) + self._shape[e + 1 :]
     return reshape(self, shape)
 
 
@@ -262,7 +277,7 @@ def unflatten(self: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
     n = len(self._shape)
     d = _wrap_dim(dim, n)
     sizes = infer_size(tuple(sizes), self._shape[d])
-    return view(self, self._shape[:d] + sizes + self._shape[d + 1:])
+    return view(self, self._shape[:d] + sizes + self._shape[d + 1 :])
 
 
 def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -274,9 +289,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start < 0:
         start += size
     if not (0 <= start <= size) or length < 0 or start + length > size:
-        raise RuntimeError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-        )
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     shape = list(self._shape)
     shape[d] = length
     return view_of(self, tuple(shape), self._stride, self._offset + start * self._stride[d])
@@ -289,17 +302,20 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     d = _wrap_dim(dim, n)
     size = self._shape[d]
     if not -size <= index < size:
-        raise IndexError(
-            f"index {index} is out of bounds for dimension {d} with size {size}"
-        )
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
     if index < 0:
         index += size
-    return view_of(self, self._shape[:d] + self._shape[d + 1:],
-                   self._stride[:d] + self._stride[d + 1:], self._offset + index * self._stride[d])
+    return view_of(
+        self,
+        self._shape[:d] + self._shape[d + 1 :],
+        self._stride[:d] + self._stride[d + 1 :],
+        self._offset + index * self._stride[d],
+    )
 
 
-def slice_(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
-           step: int = 1) -> Tensor:
+def slice_(
+    self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Tensor:
     n = len(self._shape)
     d = _wrap_dim(dim, n)
     if step <= 0:
@@ -319,8 +335,15 @@ def alias(self: Tensor) -> Tensor:
 def detach(self: Tensor) -> Tensor:
     from ember.core.dispatch_key import Autograd
 
-    v = make_tensor(self._storage, self._shape, self._stride, self._offset, self._dtype,
-                    self._device, self._ks & ~Autograd.mask)
+    v = make_tensor(
+        self._storage,
+        self._shape,
+        self._stride,
+        self._offset,
+        self._dtype,
+        self._device,
+        self._ks & ~Autograd.mask,
+    )
     return v
 
 
@@ -331,8 +354,9 @@ def view_dtype(self: Tensor, dtype: Any) -> Tensor:
             f"({self._dtype.name} is {self._dtype.itemsize} bytes, {dtype.name} is "
             f"{dtype.itemsize})"
         )
-    v = make_tensor(self._storage, self._shape, self._stride, self._offset, dtype, self._device,
-                    self._ks)
+    v = make_tensor(
+        self._storage, self._shape, self._stride, self._offset, dtype, self._device, self._ks
+    )
     v._base = self
     return v
 
@@ -365,14 +389,14 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             "indexing with tensors or lists (advanced indexing) is not implemented yet; "
             "use ints, slices, None and Ellipsis"
         )
-    n_real = sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool))
+    n_real = sum(
+        1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool)
+    )
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     nd = len(self._shape)
     if n_real > nd:
-        raise IndexError(
-            f"too many indices for tensor of dimension {nd}"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     shape: list[int] = []
     stride: list[int] = []
     off = self._offset
@@ -380,8 +404,8 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     for item in index:
         if item is Ellipsis:
             k = nd - n_real
-            shape.extend(self._shape[d:d + k])
-            stride.extend(self._stride[d:d + k])
+            shape.extend(self._shape[d : d + k])
+            stride.extend(self._stride[d : d + k])
             d += k
         elif item is None:
             shape.append(1)

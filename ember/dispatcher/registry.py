@@ -96,8 +96,16 @@ class OpOverload:
     """
 
     __slots__ = (
-        "schema", "qualname", "namespace", "kind", "entry", "kernels", "_cache", "_fn",
-        "packet", "__dict__",
+        "schema",
+        "qualname",
+        "namespace",
+        "kind",
+        "entry",
+        "kernels",
+        "_cache",
+        "_fn",
+        "packet",
+        "__dict__",
     )
 
     def __init__(self, schema: FunctionSchema, entry: OpEntry | None = None):
@@ -268,9 +276,14 @@ def _compile_entry(op: OpOverload) -> Callable[..., Any]:
     fname = "_entry"
     src = f"def {fname}({', '.join(params)}):\n" + "\n".join(body) + "\n"
     ns: dict[str, Any] = {
-        "_T": Tensor, "_tls": tls, "_cache": op._cache, "_resolve": op._resolve,
-        "_DEV": DEVICE_MASK, "_devmask": lambda d: _device_mask_of(d),
-        "_defdev": lambda: _default_device_mask(), "_scalar_ks": _scalar_ks_for(op),
+        "_T": Tensor,
+        "_tls": tls,
+        "_cache": op._cache,
+        "_resolve": op._resolve,
+        "_DEV": DEVICE_MASK,
+        "_devmask": lambda d: _device_mask_of(d),
+        "_defdev": lambda: _default_device_mask(),
+        "_scalar_ks": _scalar_ks_for(op),
         **defaults,
     }
     exec(compile(src, f"<ember op {op.qualname}>", "exec"), ns)  # noqa: S102 - see the Note
@@ -288,8 +301,7 @@ def _scalar_ks_for(op: OpOverload) -> Callable[[Any, str], int]:
         if isinstance(value, (bool, int, float)) and op.kind is not None:
             return 0  # a structured op wraps the scalar itself
         raise TypeError(
-            f"{op.schema.name.name}(): argument '{name}' must be Tensor, "
-            f"not {type(value).__name__}"
+            f"{op.schema.name.name}(): argument '{name}' must be Tensor, not {type(value).__name__}"
         )
 
     return scalar_ks
@@ -451,7 +463,9 @@ def _describe_args(args: tuple[Any, ...]) -> str:
     parts = []
     for a in args:
         if isinstance(a, Tensor):
-            parts.append(f"Tensor(shape={list(a._shape)}, dtype={a._dtype.name}, device={a._device})")
+            parts.append(
+                f"Tensor(shape={list(a._shape)}, dtype={a._dtype.name}, device={a._device})"
+            )
         elif isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             parts.append("[" + _describe_args(tuple(a)) + "]")
     return ", ".join(parts) or "no tensors"

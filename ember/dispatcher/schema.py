@@ -18,23 +18,69 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
-    "BASE_TYPES", "Annotation", "Argument", "FunctionSchema", "OpEntry", "OperatorName",
-    "Return", "SchemaError", "Type", "load_ops_yaml", "parse_ops_yaml", "parse_schema",
+    "BASE_TYPES",
+    "Annotation",
+    "Argument",
+    "FunctionSchema",
+    "OpEntry",
+    "OperatorName",
+    "Return",
+    "SchemaError",
+    "Type",
+    "load_ops_yaml",
+    "parse_ops_yaml",
+    "parse_schema",
 ]
 
-BASE_TYPES: frozenset[str] = frozenset({
-    "Tensor", "Scalar", "int", "SymInt", "float", "bool", "str", "ScalarType", "Device",
-    "Layout", "MemoryFormat", "Generator", "Dimname", "Storage", "Stream",
-})
+BASE_TYPES: frozenset[str] = frozenset(
+    {
+        "Tensor",
+        "Scalar",
+        "int",
+        "SymInt",
+        "float",
+        "bool",
+        "str",
+        "ScalarType",
+        "Device",
+        "Layout",
+        "MemoryFormat",
+        "Generator",
+        "Dimname",
+        "Storage",
+        "Stream",
+    }
+)
 # Identifier defaults accepted for enum-like types (returned as str by default_value()).
 _ENUM_DEFAULTS: dict[str, frozenset[str]] = {
-    "ScalarType": frozenset({
-        "bool", "uint8", "int8", "int16", "short", "int32", "int", "int64", "long",
-        "float16", "half", "bfloat16", "float32", "float", "float64", "double",
-        "complex64", "cfloat", "complex128", "cdouble"}),
+    "ScalarType": frozenset(
+        {
+            "bool",
+            "uint8",
+            "int8",
+            "int16",
+            "short",
+            "int32",
+            "int",
+            "int64",
+            "long",
+            "float16",
+            "half",
+            "bfloat16",
+            "float32",
+            "float",
+            "float64",
+            "double",
+            "complex64",
+            "cfloat",
+            "complex128",
+            "cdouble",
+        }
+    ),
     "Layout": frozenset({"strided", "sparse_coo", "sparse_csr", "sparse_csc"}),
-    "MemoryFormat": frozenset({
-        "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"}),
+    "MemoryFormat": frozenset(
+        {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"}
+    ),
 }
 # ``int reduction=Mean`` as in native_functions.yaml (values of at::Reduction).
 _INT_NAMED: dict[str, int] = {"Mean": 1, "Sum": 2}
@@ -42,7 +88,8 @@ _PUNCT = ("::", "->", "(", ")", "[", "]", ",", "*", "?", "!", "|", "=", ".")
 _TOKEN_RE = re.compile(
     r"(?P<ws>\s+)|(?P<num>-inf\b|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)"
     r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
-    r"|(?P<op>" + "|".join(re.escape(p) for p in _PUNCT) + ")")
+    r"|(?P<op>" + "|".join(re.escape(p) for p in _PUNCT) + ")"
+)
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_RE = re.compile(r"-?\d+\Z")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
@@ -51,14 +98,16 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 class SchemaError(ValueError):
     """A malformed schema or ops file; ``file``/``line``/``col`` locate it (1-based)."""
 
-    def __init__(self, what: str, file: str | None = None, line: int | None = None,
-                 col: int | None = None) -> None:
+    def __init__(
+        self, what: str, file: str | None = None, line: int | None = None, col: int | None = None
+    ) -> None:
         self.what, self.file, self.line, self.col = what, file, line, col
         where = ":".join(str(p) for p in (file, line, col) if p is not None)
         super().__init__(f"{where}: {what}" if where else what)
 
-    def __reduce__(self) -> tuple[type[SchemaError], tuple[str, str | None, int | None,
-                                                           int | None]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[SchemaError], tuple[str, str | None, int | None, int | None]]:
         return (SchemaError, (self.what, self.file, self.line, self.col))
 
 
@@ -204,8 +253,7 @@ def _writes(ty: Type) -> bool:
 
 
 def _bad_default(arg: Argument, why: str) -> str:
-    return (f"default for argument '{arg.name}' of type {arg.type} is not a valid literal: "
-            + why)
+    return f"default for argument '{arg.name}' of type {arg.type} is not a valid literal: " + why
 
 
 @dataclass(frozen=True)
@@ -225,8 +273,11 @@ def _tokenize(text: str) -> list[_Tok]:
     while pos < len(text):
         m = _TOKEN_RE.match(text, pos)
         if m is None:
-            what = ("unterminated string literal" if text[pos] in "\"'"
-                    else f"unexpected character {text[pos]!r}")
+            what = (
+                "unterminated string literal"
+                if text[pos] in "\"'"
+                else f"unexpected character {text[pos]!r}"
+            )
             raise SchemaError(what, col=pos + 1)
         if m.lastgroup != "ws":
             toks.append(_Tok(m.lastgroup or "", m.group(), pos))
@@ -377,12 +428,20 @@ class _Parser:
                 if any(a.name == arg.name for a in args):
                     raise self.error(f"duplicate argument name '{arg.name}'", pos)
                 if not arg.kwarg_only and arg.default is None and defaulted is not None:
-                    raise self.error(f"positional argument '{arg.name}' without a default "
-                                     f"follows argument '{defaulted}' with one", pos)
-                if arg.type.is_tensor_like and arg.name == "out" and not (
-                        arg.kwarg_only and _writes(arg.type)):
-                    raise self.error("out argument must be keyword-only and mutable "
-                                     "(e.g. '*, Tensor(a!) out')", pos)
+                    raise self.error(
+                        f"positional argument '{arg.name}' without a default "
+                        f"follows argument '{defaulted}' with one",
+                        pos,
+                    )
+                if (
+                    arg.type.is_tensor_like
+                    and arg.name == "out"
+                    and not (arg.kwarg_only and _writes(arg.type))
+                ):
+                    raise self.error(
+                        "out argument must be keyword-only and mutable (e.g. '*, Tensor(a!) out')",
+                        pos,
+                    )
                 if not arg.kwarg_only and arg.default is not None:
                     defaulted = arg.name
                 args.append(arg)
@@ -412,7 +471,7 @@ class _Parser:
             raise self.fail(f"expected a default value for argument '{name}'")
         last = self.toks[end - 1]
         self.i = end
-        arg = Argument(name, ty, self.text[start.pos:last.pos + len(last.text)], kwarg_only)
+        arg = Argument(name, ty, self.text[start.pos : last.pos + len(last.text)], kwarg_only)
         try:
             _eval_default(ty, _tokenize(arg.default or ""))
         except SchemaError as e:
@@ -426,8 +485,10 @@ class _Parser:
         alias = None
         if self.peek("("):
             if tok.text != "Tensor":
-                raise self.error(f"alias annotation is only allowed on Tensor, not {tok.text}",
-                                 self.toks[self.i].pos)
+                raise self.error(
+                    f"alias annotation is only allowed on Tensor, not {tok.text}",
+                    self.toks[self.i].pos,
+                )
             self.i += 1
             alias = self.annotation()
         q1 = self.accept("?")
@@ -437,8 +498,9 @@ class _Parser:
             if self.toks[self.i].kind == "num":
                 size_tok = self.toks[self.i]
                 if not size_tok.text.isdigit() or int(size_tok.text) == 0:
-                    raise self.error(f"list size must be a positive integer, got "
-                                     f"{size_tok.text!r}", size_tok.pos)
+                    raise self.error(
+                        f"list size must be a positive integer, got {size_tok.text!r}", size_tok.pos
+                    )
                 size = int(size_tok.text)
                 self.i += 1
             if not self.accept("]"):
@@ -487,8 +549,9 @@ class _Parser:
                 raise self.fail("expected ')' or ',' after return type")
 
 
-def parse_schema(text: str, *, file: str | None = None, line: int | None = None,
-                 col_offset: int = 0) -> FunctionSchema:
+def parse_schema(
+    text: str, *, file: str | None = None, line: int | None = None, col_offset: int = 0
+) -> FunctionSchema:
     """Parse one schema; error columns are 1-based into ``text`` plus ``col_offset``."""
     return _Parser(text, file, line, col_offset).schema()
 
@@ -555,17 +618,23 @@ def parse_ops_yaml(text: str, file: str = "<string>") -> list[OpEntry]:
         line = _strip_comment(raw_line)
         if not line.strip():
             continue
-        if "\t" in line[:len(line) - len(line.lstrip())]:
-            raise SchemaError("tabs are not allowed for indentation", file, lineno,
-                              line.index("\t") + 1)
+        if "\t" in line[: len(line) - len(line.lstrip())]:
+            raise SchemaError(
+                "tabs are not allowed for indentation", file, lineno, line.index("\t") + 1
+            )
         indent = len(line) - len(line.lstrip(" "))
         is_item = indent == 0 and line.startswith("- ")
         if indent == 0 and not is_item:
-            raise SchemaError("expected '- func: ...' to start an entry (keys are indented "
-                              "by 2 spaces)", file, lineno, 1)
+            raise SchemaError(
+                "expected '- func: ...' to start an entry (keys are indented by 2 spaces)",
+                file,
+                lineno,
+                1,
+            )
         if indent not in (0, 2):
-            raise SchemaError(f"bad indentation: expected 2 spaces, got {indent}", file,
-                              lineno, indent + 1)
+            raise SchemaError(
+                f"bad indentation: expected 2 spaces, got {indent}", file, lineno, indent + 1
+            )
         start = 2
         while start < len(line) and line[start] == " ":
             start += 1
@@ -586,8 +655,13 @@ def parse_ops_yaml(text: str, file: str = "<string>") -> list[OpEntry]:
             n = schema.name
             ident = (n.namespace, n.name, n.overload)
             if ident in first_line:
-                raise SchemaError(f"duplicate operator '{n.qualified}' (first defined at line "
-                                  f"{first_line[ident]})", file, lineno, vstart + 1)
+                raise SchemaError(
+                    f"duplicate operator '{n.qualified}' (first defined at line "
+                    f"{first_line[ident]})",
+                    file,
+                    lineno,
+                    vstart + 1,
+                )
             first_line[ident] = lineno
             cur = (schema, lineno, [])
             continue

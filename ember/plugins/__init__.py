@@ -7,6 +7,10 @@ from ember.plugins.backend import PLUGIN_API_VERSION, Capabilities, DeviceBacken
 from ember.plugins.hookspecs import EmberHookSpecs, hookimpl, hookspec
 
 __all__ = [
-    "PLUGIN_API_VERSION", "Capabilities", "DeviceBackend", "EmberHookSpecs", "hookimpl",
+    "PLUGIN_API_VERSION",
+    "Capabilities",
+    "DeviceBackend",
+    "EmberHookSpecs",
+    "hookimpl",
     "hookspec",
 ]

@@ -43,8 +43,16 @@ class Capabilities:
     """
 
     dtypes: tuple[str, ...] = (
-        "bool", "uint8", "int8", "int16", "int32", "int64",
-        "float16", "bfloat16", "float32", "float64",
+        "bool",
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
     )
     native_half: tuple[str, ...] = ()
     ops: tuple[str, ...] = field(default=())
@@ -93,8 +101,9 @@ class DeviceBackend:
         """Return a new block on ``dev`` holding the bytes of the contiguous uint8 ``array``."""
         raise NotImplementedError(f"device '{self.name}' does not implement from_host()")
 
-    def copy_device(self, dst: Any, dst_offset: int, src: Any, src_offset: int, nbytes: int,
-                    dev: device) -> None:
+    def copy_device(
+        self, dst: Any, dst_offset: int, src: Any, src_offset: int, nbytes: int, dev: device
+    ) -> None:
         """Copy bytes between two blocks of this device (default: through the host)."""
         raise NotImplementedError
 

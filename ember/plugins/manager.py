@@ -24,8 +24,16 @@ import pluggy
 from ember.plugins.backend import PLUGIN_API_VERSION
 from ember.plugins.hookspecs import PROJECT, EmberHookSpecs
 
-__all__ = ["NAMESPACES", "PluginRecord", "discover", "load_device", "load_all", "records",
-           "failures", "plugin_manager"]
+__all__ = [
+    "NAMESPACES",
+    "PluginRecord",
+    "discover",
+    "load_device",
+    "load_all",
+    "records",
+    "failures",
+    "plugin_manager",
+]
 
 NAMESPACES = ("ember.devices", "ember.autograd", "ember.compilers", "ember.distributed")
 
@@ -106,7 +114,8 @@ def failures() -> list[str]:
     """One line per plugin that failed to load, for error messages."""
     return [
         f"{r.namespace}:{r.name} ({r.package}): {r.reason}"
-        for r in _records.values() if r.status == "failed"
+        for r in _records.values()
+        if r.status == "failed"
     ]
 
 
@@ -116,7 +125,8 @@ def _fail(rec: PluginRecord, err: BaseException | str) -> None:
     warnings.warn(
         f"ember: plugin '{rec.name}' ({rec.namespace}) from {rec.package} failed to load and "
         f"is disabled: {rec.reason}. Run 'python -m ember info' for details.",
-        RuntimeWarning, stacklevel=4,
+        RuntimeWarning,
+        stacklevel=4,
     )
 
 
@@ -129,7 +139,9 @@ def _import(rec: PluginRecord) -> Any:
         errors.append(err)
 
     mgr = NamedExtensionManager(
-        rec.namespace, names=[rec.name], on_load_failure_callback=on_fail,
+        rec.namespace,
+        names=[rec.name],
+        on_load_failure_callback=on_fail,
         on_missing_entrypoints_callback=None,
     )
     if errors:

@@ -10,8 +10,18 @@ from ember.core import dtype as dt
 
 torch = pytest.importorskip("torch")
 
-NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-         "float64"]
+NAMES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 PAIRS = list(itertools.product(NAMES, NAMES))
 
 

@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
 from ember.core._printing import (
     PrintOptions,
     format_tensor,
     get_printoptions,
     set_printoptions,
 )
+
+torch = pytest.importorskip("torch")
 
 NAMES = {
     torch.bool: "bool",

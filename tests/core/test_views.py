@@ -21,17 +21,39 @@ def same(e, t):
 
 
 VIEWS = [
-    lambda x: x.view(6, 4), lambda x: x.view(-1), lambda x: x.view(2, -1, 2),
-    lambda x: x.reshape(4, 6), lambda x: x.transpose(0, 2), lambda x: x.t() if x.dim() <= 2 else x.mT,
-    lambda x: x.permute(2, 0, 1), lambda x: x.T, lambda x: x.mT, lambda x: x.unsqueeze(1),
-    lambda x: x.unsqueeze(-1), lambda x: x[:, :1].squeeze(1), lambda x: x[:1].squeeze(),
-    lambda x: x.flatten(), lambda x: x.flatten(1), lambda x: x.unflatten(2, (2, 2)),
-    lambda x: x.narrow(1, 1, 2), lambda x: x.select(2, -1), lambda x: x[1], lambda x: x[:, 1:, ::2],
-    lambda x: x[..., 1], lambda x: x[None, :, None], lambda x: x[-1, ..., 1:3], lambda x: x[:, ::2],
-    lambda x: x[1:1], lambda x: x.diagonal(), lambda x: x.diagonal(1, 1, 2),
-    lambda x: x[:, :1].expand(2, 5, 4), lambda x: x[0:1].expand(3, -1, -1, -1),
-    lambda x: x.as_strided((2, 2), (1, 4), 3), lambda x: x.transpose(0, 1).reshape(3, 8),
-    lambda x: x.squeeze(0), lambda x: x.view(2, 12)[:, 3:9].view(2, 2, 3),
+    lambda x: x.view(6, 4),
+    lambda x: x.view(-1),
+    lambda x: x.view(2, -1, 2),
+    lambda x: x.reshape(4, 6),
+    lambda x: x.transpose(0, 2),
+    lambda x: x.t() if x.dim() <= 2 else x.mT,
+    lambda x: x.permute(2, 0, 1),
+    lambda x: x.T,
+    lambda x: x.mT,
+    lambda x: x.unsqueeze(1),
+    lambda x: x.unsqueeze(-1),
+    lambda x: x[:, :1].squeeze(1),
+    lambda x: x[:1].squeeze(),
+    lambda x: x.flatten(),
+    lambda x: x.flatten(1),
+    lambda x: x.unflatten(2, (2, 2)),
+    lambda x: x.narrow(1, 1, 2),
+    lambda x: x.select(2, -1),
+    lambda x: x[1],
+    lambda x: x[:, 1:, ::2],
+    lambda x: x[..., 1],
+    lambda x: x[None, :, None],
+    lambda x: x[-1, ..., 1:3],
+    lambda x: x[:, ::2],
+    lambda x: x[1:1],
+    lambda x: x.diagonal(),
+    lambda x: x.diagonal(1, 1, 2),
+    lambda x: x[:, :1].expand(2, 5, 4),
+    lambda x: x[0:1].expand(3, -1, -1, -1),
+    lambda x: x.as_strided((2, 2), (1, 4), 3),
+    lambda x: x.transpose(0, 1).reshape(3, 8),
+    lambda x: x.squeeze(0),
+    lambda x: x.view(2, 12)[:, 3:9].view(2, 2, 3),
 ]
 
 
@@ -66,21 +88,32 @@ def test_contiguous():
     assert c.is_contiguous() and c.stride() == (2, 1) and c.tolist() == [[0, 3], [1, 4], [2, 5]]
 
 
-@pytest.mark.parametrize("fn,err,match", [
-    (lambda x: x.view(5), RuntimeError, r"shape '\[5\]' is invalid for input of size 24"),
-    (lambda x: x.transpose(0, 1).view(24), RuntimeError, "view size is not compatible"),
-    (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
-    (lambda x: x.permute(0, 0, 1), RuntimeError, "duplicate dims"),
-    (lambda x: x.transpose(0, 3), IndexError, r"Dimension out of range \(expected to be in "
-                                              r"range of \[-3, 2\], but got 3\)"),
-    (lambda x: x[2], IndexError, "index 2 is out of bounds for dimension 0 with size 2"),
-    (lambda x: x[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
-    (lambda x: x.expand(3, 3, 4), RuntimeError, r"The expanded size of the tensor \(3\) must "
-                                                r"match the existing size \(2\)"),
-    (lambda x: x.narrow(1, 2, 2), RuntimeError, "exceeds dimension size"),
-    (lambda x: x[::-1], ValueError, "step must be greater than zero"),
-    (lambda x: x.as_strided((10,), (5,)), RuntimeError, "require"),
-])
+@pytest.mark.parametrize(
+    "fn,err,match",
+    [
+        (lambda x: x.view(5), RuntimeError, r"shape '\[5\]' is invalid for input of size 24"),
+        (lambda x: x.transpose(0, 1).view(24), RuntimeError, "view size is not compatible"),
+        (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+        (lambda x: x.permute(0, 0, 1), RuntimeError, "duplicate dims"),
+        (
+            lambda x: x.transpose(0, 3),
+            IndexError,
+            r"Dimension out of range \(expected to be in "
+            r"range of \[-3, 2\], but got 3\)",
+        ),
+        (lambda x: x[2], IndexError, "index 2 is out of bounds for dimension 0 with size 2"),
+        (lambda x: x[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
+        (
+            lambda x: x.expand(3, 3, 4),
+            RuntimeError,
+            r"The expanded size of the tensor \(3\) must "
+            r"match the existing size \(2\)",
+        ),
+        (lambda x: x.narrow(1, 2, 2), RuntimeError, "exceeds dimension size"),
+        (lambda x: x[::-1], ValueError, "step must be greater than zero"),
+        (lambda x: x.as_strided((10,), (5,)), RuntimeError, "require"),
+    ],
+)
 def test_view_errors(fn, err, match):
     e, t = pair()
     with pytest.raises(err, match=match):

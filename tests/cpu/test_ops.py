@@ -10,8 +10,18 @@ import ember
 
 torch = pytest.importorskip("torch")
 
-ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-       "float64"]
+ALL = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
 
@@ -31,8 +41,11 @@ def to_ember(t):
     else:
         base = ember.from_numpy(t.contiguous().numpy().copy())
     if t.dim() == 2 and not t.is_contiguous() and t.t().is_contiguous():
-        base = ember.from_numpy(t.t().contiguous().numpy().copy()) if t.dtype != torch.bfloat16 \
+        base = (
+            ember.from_numpy(t.t().contiguous().numpy().copy())
+            if t.dtype != torch.bfloat16
             else ember.tensor(t.t().contiguous().float().numpy(), dtype=ember.bfloat16)
+        )
         return base.t()
     return base
 
@@ -79,25 +92,57 @@ LAYOUTS = {
     "large": ((300, 301), (300, 301)),
 }
 
-UNARY_FLOAT = ["exp", "log", "sqrt", "tanh", "sigmoid", "sin", "cos", "reciprocal", "exp2",
-               "expm1", "log2", "log10", "log1p", "rsqrt", "erf", "erfc", "tan", "atan", "sinh",
-               "cosh", "asinh", "silu", "mish", "softplus"]
+UNARY_FLOAT = [
+    "exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "reciprocal",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "rsqrt",
+    "erf",
+    "erfc",
+    "tan",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "silu",
+    "mish",
+    "softplus",
+]
 UNARY_SAME = ["neg", "abs", "floor", "ceil", "trunc", "round", "sign", "square", "relu", "frac"]
 UNARY_BOOL = ["logical_not", "isnan", "isinf", "isfinite"]
 POSITIVE = {"log", "sqrt", "log2", "log10", "log1p", "rsqrt"}
 
 
 def torch_fn(name):
-    return {"softplus": torch.nn.functional.softplus, "silu": torch.nn.functional.silu,
-            "mish": torch.nn.functional.mish, "relu": torch.relu}.get(name) or getattr(torch, name)
+    return {
+        "softplus": torch.nn.functional.softplus,
+        "silu": torch.nn.functional.silu,
+        "mish": torch.nn.functional.mish,
+        "relu": torch.relu,
+    }.get(name) or getattr(torch, name)
 
 
 @pytest.mark.parametrize("name", UNARY_FLOAT + UNARY_SAME + UNARY_BOOL)
 @pytest.mark.parametrize("dtype", ALL)
 def test_unary(name, dtype):
     gen = torch.Generator().manual_seed(1)
-    for shape, transpose in [((4, 7), False), ((4, 7), True), ((), False), ((0, 3), False),
-                             ((70000,), False)]:
+    for shape, transpose in [
+        ((4, 7), False),
+        ((4, 7), True),
+        ((), False),
+        ((0, 3), False),
+        ((70000,), False),
+    ]:
         t = sample(T(dtype), shape, gen, positive=name in POSITIVE)
         if transpose:
             t = t.t()
@@ -105,17 +150,44 @@ def test_unary(name, dtype):
             ref = torch_fn(name)(t)
         except (RuntimeError, NotImplementedError, TypeError):
             with pytest.raises((RuntimeError, NotImplementedError, TypeError)):
-                getattr(ember, name)(to_ember(t)) if hasattr(ember, name) else \
-                    getattr(to_ember(t), name)()
+                getattr(ember, name)(to_ember(t)) if hasattr(ember, name) else getattr(
+                    to_ember(t), name
+                )()
             return
-        e = getattr(to_ember(t), name)() if name not in ("softplus", "mish", "silu") or \
-            not hasattr(ember, name) else getattr(ember, name)(to_ember(t))
+        e = (
+            getattr(to_ember(t), name)()
+            if name not in ("softplus", "mish", "silu") or not hasattr(ember, name)
+            else getattr(ember, name)(to_ember(t))
+        )
         check(e, ref, f"{name}{shape}{'T' if transpose else ''}")
 
 
-BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "remainder", "fmod", "pow", "atan2",
-          "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"]
+BINARY = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "maximum",
+    "minimum",
+    "remainder",
+    "fmod",
+    "pow",
+    "atan2",
+    "hypot",
+    "copysign",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+]
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -138,9 +210,17 @@ def test_binary(name, dtype, layout):
     check(getattr(ember, name)(to_ember(a), to_ember(b)), ref, f"{name} {layout}")
 
 
-@pytest.mark.parametrize("a_dtype,b_dtype", [("int32", "float16"), ("uint8", "int8"),
-                                             ("bool", "int64"), ("bfloat16", "float16"),
-                                             ("int64", "float64"), ("float32", "bfloat16")])
+@pytest.mark.parametrize(
+    "a_dtype,b_dtype",
+    [
+        ("int32", "float16"),
+        ("uint8", "int8"),
+        ("bool", "int64"),
+        ("bfloat16", "float16"),
+        ("int64", "float64"),
+        ("float32", "bfloat16"),
+    ],
+)
 @pytest.mark.parametrize("name", ["add", "mul", "div", "maximum", "lt"])
 def test_binary_mixed_dtypes(name, a_dtype, b_dtype):
     gen = torch.Generator().manual_seed(3)
@@ -160,8 +240,12 @@ def test_python_scalars_both_sides(op, dtype, scalar):
             ref = eval(expr, {"x": t, "s": scalar})
         except (RuntimeError, TypeError, ZeroDivisionError):
             continue
-        if ref.dtype == torch.uint8 and op in ("-", "//", "%", "**") or op == "**" and \
-                not ref.dtype.is_floating_point:
+        if (
+            ref.dtype == torch.uint8
+            and op in ("-", "//", "%", "**")
+            or op == "**"
+            and not ref.dtype.is_floating_point
+        ):
             continue  # wraparound/overflow edge cases covered in the low-level kernel tests
         check(eval(expr, {"x": e, "s": scalar}), ref, expr)
 
@@ -175,8 +259,9 @@ def test_add_alpha_and_inplace():
     b *= ember.tensor([2.0, 3.0])
     assert b.tolist() == [4.0, 9.0]
     i = ember.tensor([1, 2])
-    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
-                                           "output type Long"):
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
         i += 1.5
     with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
         a.add_(ember.ones(2, 2))
@@ -217,7 +302,11 @@ REDUCE_DIMS = [None, 0, 1, -1, (0, 1), (0, 2), ()]
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_reductions(name, dtype, dim, keepdim):
     gen = torch.Generator().manual_seed(6)
-    t = sample(T(dtype), (3, 4, 5), gen, low=-2) if name == "prod" else sample(T(dtype), (3, 4, 5), gen)
+    t = (
+        sample(T(dtype), (3, 4, 5), gen, low=-2)
+        if name == "prod"
+        else sample(T(dtype), (3, 4, 5), gen)
+    )
     if name == "prod" and T(dtype).is_floating_point:
         t = t / 4
     for x in (t, t.transpose(0, 2)):
@@ -250,8 +339,11 @@ def test_arg_reductions(name, dtype):
     for x in (t, t.t()):
         for dim in (None, 0, 1, -1):
             for keepdim in (False, True):
-                check(getattr(ember, name)(to_ember(x), dim, keepdim),
-                      getattr(torch, name)(x, dim, keepdim), f"{name} {dim} {keepdim}")
+                check(
+                    getattr(ember, name)(to_ember(x), dim, keepdim),
+                    getattr(torch, name)(x, dim, keepdim),
+                    f"{name} {dim} {keepdim}",
+                )
 
 
 def test_reduction_nan_and_empty_rules():
@@ -289,13 +381,22 @@ def test_max_min_forms():
     assert r.values.shape == (1, 3) and r.indices.tolist() == [[1, 0, 1]]
 
 
-MATMUL_SHAPES = [((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 2)), ((3, 4), (4,)),
-                 ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 4), (4, 3)), ((3, 0), (0, 2)),
-                 ((130, 70), (70, 90))]
+MATMUL_SHAPES = [
+    ((3, 4), (4, 5)),
+    ((4,), (4,)),
+    ((4,), (4, 2)),
+    ((3, 4), (4,)),
+    ((2, 3, 4), (4, 5)),
+    ((2, 1, 3, 4), (5, 4, 2)),
+    ((0, 4), (4, 3)),
+    ((3, 0), (0, 2)),
+    ((130, 70), (70, 90)),
+]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "float16", "bfloat16",
-                                   "uint8"])
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float64", "int32", "int64", "float16", "bfloat16", "uint8"]
+)
 @pytest.mark.parametrize("shapes", MATMUL_SHAPES)
 def test_matmul(dtype, shapes):
     gen = torch.Generator().manual_seed(8)
@@ -319,8 +420,11 @@ def test_matmul_transposed_operands_and_errors():
     b = torch.randn(6, 4, dtype=torch.float64)
     check(to_ember(a).t() @ to_ember(b), a.t() @ b)
     check(to_ember(b).t() @ to_ember(a), b.t() @ a)
-    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 "
-                                           r"and 2x3\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 "
+        r"and 2x3\)",
+    ):
         ember.ones(2, 3) @ ember.ones(2, 3)
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
         ember.ones(2, 3) @ ember.ones(3, 3, dtype=ember.float64)
@@ -331,8 +435,22 @@ def test_matmul_transposed_operands_and_errors():
 @pytest.mark.parametrize("src", ALL)
 @pytest.mark.parametrize("dst", ALL)
 def test_casts_match_torch(src, dst):
-    vals = [0, 1, -1, 2.5, -2.5, 100.7, -100.7, 200, 1e4, float("inf"), float("-inf"),
-            float("nan"), 0.1, 3.999]
+    vals = [
+        0,
+        1,
+        -1,
+        2.5,
+        -2.5,
+        100.7,
+        -100.7,
+        200,
+        1e4,
+        float("inf"),
+        float("-inf"),
+        float("nan"),
+        0.1,
+        3.999,
+    ]
     base = torch.tensor(vals, dtype=torch.float64)
     t = base.to(T(src)) if src != "bool" else base != 0
     if not T(src).is_floating_point:
@@ -351,8 +469,11 @@ def test_copy_between_strided_tensors_and_broadcast():
     assert x.tolist() == [[1.0, 2.0, 3.0, 4.0]] * 3
     x[1:, 1:3] = 9
     assert x[2].tolist() == [1.0, 9.0, 9.0, 4.0]
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of "
-                                           r"tensor b \(5\) at non-singleton dimension 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"The size of tensor a \(4\) must match the size of "
+        r"tensor b \(5\) at non-singleton dimension 1",
+    ):
         x.copy_(ember.ones(5))
 
 

@@ -143,7 +143,7 @@ def test_undo_definition(lib):
     lib.define("gone(Tensor x) -> Tensor")
     lib.remove()
     with pytest.raises(AttributeError, match="no operator named 'dtest::gone'"):
-        ember.ops.dtest.gone
+        _ = ember.ops.dtest.gone
 
 
 def test_mixed_devices_error_names_both(lib):
@@ -161,14 +161,17 @@ def test_mixed_devices_error_names_both(lib):
             return a.copy()
 
         def to_host(self, data, off, n, dev):
-            return data[off:off + n].copy()
+            return data[off : off + n].copy()
 
     lib.register_device(FakeDev())
     lib.impl("aten::fill_.Scalar", lambda out, v: None, "fakedev")
     a = ember.zeros(2, device="fakedev")
     assert a.device == ember.device("fakedev", 0)
-    with pytest.raises(RuntimeError, match=r"Expected all tensors to be on the same device, but "
-                       r"found at least two devices, cpu and fakedev:0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected all tensors to be on the same device, but "
+        r"found at least two devices, cpu and fakedev:0",
+    ):
         ember.ops.aten.add.Tensor(ember.zeros(2), a)
 
 

@@ -29,19 +29,27 @@ ROUND_TRIP = [
     "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
     "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-    ("max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
-     "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)"),
-    ("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
-     "ScalarType? dtype=None) -> Tensor"),
+    (
+        "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
+        "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)"
+    ),
+    (
+        "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+        "ScalarType? dtype=None) -> Tensor"
+    ),
     "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
-    ("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
-     "Device? device=None, bool? pin_memory=None) -> Tensor"),
+    (
+        "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor"
+    ),
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
     "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
     "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
-    ("_foo(Tensor? weight=None, float eps=1e-05, int[2] stride=[1, 1], str mode=\"mean\", "
-     "Generator? generator=None) -> ()"),
+    (
+        '_foo(Tensor? weight=None, float eps=1e-05, int[2] stride=[1, 1], str mode="mean", '
+        "Generator? generator=None) -> ()"
+    ),
     "mylib::myop.overload(Tensor x) -> Tensor",
     "mylib::noover(Tensor x) -> Tensor",
     "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
@@ -52,24 +60,34 @@ ROUND_TRIP = [
     "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
     "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
     "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-    ("conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "
-     "SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor"),
+    (
+        "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "
+        "SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor"
+    ),
     "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
     "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
     "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
-    ("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-     "bool keepdim=False) -> Tensor"),
-    ("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
-     "Tensor? running_var, bool training, float momentum, float eps) "
-     "-> (Tensor, Tensor, Tensor)"),
+    (
+        "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+        "bool keepdim=False) -> Tensor"
+    ),
+    (
+        "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps) "
+        "-> (Tensor, Tensor, Tensor)"
+    ),
     "embedding_backward(Tensor grad, bool[3] output_mask=[True, False, True]) -> Tensor",
     "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
     "clamp_min(Tensor self, float min=-inf) -> Tensor",
-    ("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) "
-     "-> Tensor(a)"),
-    ("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
-     "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"),
+    (
+        "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) "
+        "-> Tensor(a)"
+    ),
+    (
+        "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+    ),
     "aliasing(Tensor(a|b) self, Tensor(b! -> a|b) other) -> Tensor(a|b)",
     "named(Tensor self) -> (Tensor out)",
     "randn(*, Generator? generator) -> Tensor",
@@ -95,13 +113,16 @@ def test_round_trip(text: str) -> None:
         arg.default_value()  # every accepted default evaluates
 
 
-@pytest.mark.parametrize("text", [
-    "add.Tensor( Tensor  self,Tensor other , * ,Scalar alpha = 1 )->Tensor",
-    "unbind.int(Tensor(a->*) self, int dim=0) -> Tensor( a )[ ]",
-    "f(int[2] stride=[1,1], str s = \"x\") -> ( Tensor a , Tensor b )",
-    "f(Tensor x) -> (Tensor)",
-    "f(\n  Tensor x,\n  int y\n) -> Tensor",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add.Tensor( Tensor  self,Tensor other , * ,Scalar alpha = 1 )->Tensor",
+        "unbind.int(Tensor(a->*) self, int dim=0) -> Tensor( a )[ ]",
+        'f(int[2] stride=[1,1], str s = "x") -> ( Tensor a , Tensor b )',
+        "f(Tensor x) -> (Tensor)",
+        "f(\n  Tensor x,\n  int y\n) -> Tensor",
+    ],
+)
 def test_non_canonical_text_reparses_to_same_schema(text: str) -> None:
     schema = parse_schema(text)
     assert parse_schema(str(schema)) == schema
@@ -109,7 +130,8 @@ def test_non_canonical_text_reparses_to_same_schema(text: str) -> None:
 
 def test_structure_of_add_out() -> None:
     s = parse_schema(
-        "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+        "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
+    )
     assert s.name == OperatorName("add", "out")
     assert s.name.namespace == "aten" and s.name.qualified == "aten::add.out"
     assert [a.name for a in s.arguments] == ["self", "other", "alpha", "out"]
@@ -126,19 +148,29 @@ def test_structure_of_add_out() -> None:
 def test_construct_by_hand_prints_and_reparses() -> None:
     s = FunctionSchema(
         OperatorName("scale_", "", "mylib"),
-        (Argument("self", Type("Tensor", alias=Annotation(("a",), True))),
-         Argument("factor", Type("float"), "2.0", kwarg_only=True)),
-        (Return(None, Type("Tensor", alias=Annotation(("a",), True))),))
+        (
+            Argument("self", Type("Tensor", alias=Annotation(("a",), True))),
+            Argument("factor", Type("float"), "2.0", kwarg_only=True),
+        ),
+        (Return(None, Type("Tensor", alias=Annotation(("a",), True))),),
+    )
     assert str(s) == "mylib::scale_(Tensor(a!) self, *, float factor=2.0) -> Tensor(a!)"
     assert parse_schema(str(s)) == s
     assert s.is_inplace and s.is_mutable and not s.is_out
 
 
-@pytest.mark.parametrize(("name", "inplace", "base"), [
-    ("add_", True, "add"), ("add", False, "add"), ("__and__", False, "__and__"),
-    ("__iand__", False, "__iand__"), ("_foreach_add_", True, "_foreach_add"),
-    ("_softmax", False, "_softmax"), ("relu__", False, "relu__"),
-])
+@pytest.mark.parametrize(
+    ("name", "inplace", "base"),
+    [
+        ("add_", True, "add"),
+        ("add", False, "add"),
+        ("__and__", False, "__and__"),
+        ("__iand__", False, "__iand__"),
+        ("_foreach_add_", True, "_foreach_add"),
+        ("_softmax", False, "_softmax"),
+        ("relu__", False, "relu__"),
+    ],
+)
 def test_operator_name_inplace(name: str, inplace: bool, base: str) -> None:
     op = OperatorName(name)
     assert op.is_inplace is inplace
@@ -162,7 +194,12 @@ def test_types() -> None:
 
     t = arg_type("int[1]?")
     assert (t.base, t.is_list, t.list_size, t.optional, t.elem_optional) == (
-        "int", True, 1, True, False)
+        "int",
+        True,
+        1,
+        True,
+        False,
+    )
     t = arg_type("Tensor?[]")
     assert t.is_list and t.elem_optional and not t.optional and t.is_tensor_list
     assert t.is_tensor_like and str(t) == "Tensor?[]"
@@ -179,19 +216,38 @@ def test_types() -> None:
     assert "Tensor" in BASE_TYPES and "Stream" in BASE_TYPES
 
 
-@pytest.mark.parametrize(("decl", "value"), [
-    ("Scalar alpha=1", 1), ("Scalar alpha=1.5", 1.5), ("Scalar alpha=-2", -2),
-    ("float eps=1e-05", 1e-05), ("float p=2", 2.0), ("int dim=-1", -1),
-    ("bool keepdim=False", False), ("bool b=True", True), ("Tensor? w=None", None),
-    ("int[2] stride=[1, 1]", (1, 1)), ("int[2] stride=1", (1, 1)),
-    ("SymInt[3] padding=0", (0, 0, 0)), ("int[] dims=[]", ()), ("int[1] dim=[]", ()),
-    ("str mode=\"mean\"", "mean"), ("str mode='sum'", "sum"), ("str s=\"a\\\"b\"", "a\"b"),
-    ("MemoryFormat m=contiguous_format", "contiguous_format"), ("ScalarType t=long", "long"),
-    ("int reduction=Mean", 1), ("int reduction=Sum", 2), ("float[]? f=None", None),
-    ("bool[3] mask=[True, False, True]", (True, False, True)),
-    ("float[] fs=[0.5, 1]", (0.5, 1.0)), ("int? x=None", None), ("Scalar s=True", True),
-    ("Device d=\"cpu\"", "cpu"),
-])
+@pytest.mark.parametrize(
+    ("decl", "value"),
+    [
+        ("Scalar alpha=1", 1),
+        ("Scalar alpha=1.5", 1.5),
+        ("Scalar alpha=-2", -2),
+        ("float eps=1e-05", 1e-05),
+        ("float p=2", 2.0),
+        ("int dim=-1", -1),
+        ("bool keepdim=False", False),
+        ("bool b=True", True),
+        ("Tensor? w=None", None),
+        ("int[2] stride=[1, 1]", (1, 1)),
+        ("int[2] stride=1", (1, 1)),
+        ("SymInt[3] padding=0", (0, 0, 0)),
+        ("int[] dims=[]", ()),
+        ("int[1] dim=[]", ()),
+        ('str mode="mean"', "mean"),
+        ("str mode='sum'", "sum"),
+        ('str s="a\\"b"', 'a"b'),
+        ("MemoryFormat m=contiguous_format", "contiguous_format"),
+        ("ScalarType t=long", "long"),
+        ("int reduction=Mean", 1),
+        ("int reduction=Sum", 2),
+        ("float[]? f=None", None),
+        ("bool[3] mask=[True, False, True]", (True, False, True)),
+        ("float[] fs=[0.5, 1]", (0.5, 1.0)),
+        ("int? x=None", None),
+        ("Scalar s=True", True),
+        ('Device d="cpu"', "cpu"),
+    ],
+)
 def test_default_values(decl: str, value: object) -> None:
     arg = parse_schema(f"f({decl}) -> ()").arguments[0]
     got = arg.default_value()
@@ -200,9 +256,9 @@ def test_default_values(decl: str, value: object) -> None:
 
 def test_default_text_kept_as_written_and_infinity() -> None:
     args = parse_schema(
-        "f(float eps=1e-05, int[2] s=[1, 1], str m=\"mean\", float lo=-inf, float n=nan) -> ()"
+        'f(float eps=1e-05, int[2] s=[1, 1], str m="mean", float lo=-inf, float n=nan) -> ()'
     ).arguments
-    assert [a.default for a in args] == ["1e-05", "[1, 1]", "\"mean\"", "-inf", "nan"]
+    assert [a.default for a in args] == ["1e-05", "[1, 1]", '"mean"', "-inf", "nan"]
     assert args[3].default_value() == -math.inf
     n = args[4].default_value()
     assert isinstance(n, float) and math.isnan(n)
@@ -219,59 +275,76 @@ def test_schema_error_pickles() -> None:
     err = SchemaError("boom", "f.yaml", 2, 5)
     back = pickle.loads(pickle.dumps(err))
     assert (str(back), back.what, back.file, back.line, back.col) == (
-        "f.yaml:2:5: boom", "boom", "f.yaml", 2, 5)
+        "f.yaml:2:5: boom",
+        "boom",
+        "f.yaml",
+        2,
+        5,
+    )
 
 
-@pytest.mark.parametrize(("text", "col", "message"), [
-    ("add(Tensor self) Tensor", 18, r"expected '->' after argument list, got 'Tensor'"),
-    ("add(Tensor self)", 17, r"expected '->' after argument list, got end of input"),
-    ("add(Tensor self -> Tensor", 17, r"expected '\)' or ',' after argument 'self'"),
-    ("add(Tensor self, Tensor other -> Tensor", 31,
-     r"expected '\)' or ',' after argument 'other'"),
-    ("add(Tensor self)) -> Tensor", 17, r"expected '->' after argument list, got '\)'"),
-    ("add(Tensor self) -> (Tensor a, Tensor b", 40,
-     r"expected '\)' or ',' after return type, got end of input"),
-    ("add(Tensr x) -> Tensor", 5, r"unknown type 'Tensr'"),
-    ("add(Tensor x) -> Tensr", 18, r"unknown type 'Tensr'"),
-    ("add(Tensor self, *, Scalar alpha=abc) -> Tensor", 34,
-     r"default for argument 'alpha' of type Scalar is not a valid literal"),
-    ("f(int x=None) -> ()", 9, r"None requires an optional type"),
-    ("f(int x=1.5) -> ()", 9, r"argument 'x' of type int is not a valid literal"),
-    ("f(bool b=1) -> ()", 10, r"argument 'b' of type bool is not a valid literal"),
-    ("f(str s=mean) -> ()", 9, r"argument 's' of type str is not a valid literal"),
-    ("f(Tensor t=1) -> ()", 12, r"argument 't' of type Tensor is not a valid literal"),
-    ("f(int[] x=1) -> ()", 11, r"expected a list literal"),
-    ("f(int[2] x=[1, 2) -> ()", 17, r"expected ',' or '\]'"),
-    ("f(int[2] x=[1, 2.5]) -> ()", 16, r"'2\.5' is not a valid int"),
-    ("f(MemoryFormat m=contiguous) -> ()", 18, r"not a valid literal"),
-    ("f(int x=) -> ()", 9, r"expected a default value for argument 'x', got '\)'"),
-    ("f(Tensor x, Tensor x) -> Tensor", 20, r"duplicate argument name 'x'"),
-    ("f(Tensor x, *, *, int y) -> Tensor", 16, r"'\*' may appear only once"),
-    ("f(Tensor x, *) -> ()", 13, r"'\*' must be followed by a keyword-only argument"),
-    ("f(Tensor) -> Tensor", 9, r"expected argument name after type 'Tensor', got '\)'"),
-    ("f(Tensor x, int=1) -> Tensor", 16, r"expected argument name after type 'int'"),
-    ("(Tensor x) -> Tensor", 1, r"expected operator name, got '\('"),
-    ("f.(Tensor x) -> Tensor", 3, r"expected overload name after '\.', got '\('"),
-    ("f.2x(Tensor x) -> Tensor", 3, r"expected overload name after '\.', got '2'"),
-    ("f.a.b(Tensor x) -> Tensor", 4, r"expected '\(' after operator name 'f\.a', got '\.'"),
-    ("f.a-b(Tensor x) -> Tensor", 4, r"unexpected character '-'"),
-    ("lib::(Tensor x) -> Tensor", 6, r"expected operator name after '::'"),
-    ("f(Tensor x) -> Tensor junk", 23, r"expected end of schema after return type, got 'junk'"),
-    ("f(Tensor x) -> Tensor)", 22, r"expected end of schema after return type, got '\)'"),
-    ("f(Tensor(a!) out) -> Tensor", 14, r"out argument must be keyword-only and mutable"),
-    ("f(Tensor a, *, Tensor out) -> Tensor", 23, r"out argument must be keyword-only"),
-    ("f(int x=1, int y) -> ()", 16, r"positional argument 'y' without a default follows"),
-    ("f(int(a) x) -> ()", 6, r"alias annotation is only allowed on Tensor"),
-    ("f(Tensor(a x) -> ()", 12, r"expected '\)' to close alias annotation, got 'x'"),
-    ("f(Tensor(!) x) -> ()", 10, r"expected alias set name, got '!'"),
-    ("f(int[2 x) -> ()", 9, r"expected '\]' to close list type, got 'x'"),
-    ("f(int[0] x) -> ()", 7, r"list size must be a positive integer"),
-    ("f(int[-1] x) -> ()", 7, r"list size must be a positive integer"),
-    ("f(str s=\"abc) -> ()", 9, r"unterminated string literal"),
-    ("f(Tensor x) @ Tensor", 13, r"unexpected character '@'"),
-    ("f(Tensor x) -> (Tensor a, Tensor a)", 34, r"duplicate return name 'a'"),
-    ("", 1, r"expected operator name, got end of input"),
-])
+@pytest.mark.parametrize(
+    ("text", "col", "message"),
+    [
+        ("add(Tensor self) Tensor", 18, r"expected '->' after argument list, got 'Tensor'"),
+        ("add(Tensor self)", 17, r"expected '->' after argument list, got end of input"),
+        ("add(Tensor self -> Tensor", 17, r"expected '\)' or ',' after argument 'self'"),
+        (
+            "add(Tensor self, Tensor other -> Tensor",
+            31,
+            r"expected '\)' or ',' after argument 'other'",
+        ),
+        ("add(Tensor self)) -> Tensor", 17, r"expected '->' after argument list, got '\)'"),
+        (
+            "add(Tensor self) -> (Tensor a, Tensor b",
+            40,
+            r"expected '\)' or ',' after return type, got end of input",
+        ),
+        ("add(Tensr x) -> Tensor", 5, r"unknown type 'Tensr'"),
+        ("add(Tensor x) -> Tensr", 18, r"unknown type 'Tensr'"),
+        (
+            "add(Tensor self, *, Scalar alpha=abc) -> Tensor",
+            34,
+            r"default for argument 'alpha' of type Scalar is not a valid literal",
+        ),
+        ("f(int x=None) -> ()", 9, r"None requires an optional type"),
+        ("f(int x=1.5) -> ()", 9, r"argument 'x' of type int is not a valid literal"),
+        ("f(bool b=1) -> ()", 10, r"argument 'b' of type bool is not a valid literal"),
+        ("f(str s=mean) -> ()", 9, r"argument 's' of type str is not a valid literal"),
+        ("f(Tensor t=1) -> ()", 12, r"argument 't' of type Tensor is not a valid literal"),
+        ("f(int[] x=1) -> ()", 11, r"expected a list literal"),
+        ("f(int[2] x=[1, 2) -> ()", 17, r"expected ',' or '\]'"),
+        ("f(int[2] x=[1, 2.5]) -> ()", 16, r"'2\.5' is not a valid int"),
+        ("f(MemoryFormat m=contiguous) -> ()", 18, r"not a valid literal"),
+        ("f(int x=) -> ()", 9, r"expected a default value for argument 'x', got '\)'"),
+        ("f(Tensor x, Tensor x) -> Tensor", 20, r"duplicate argument name 'x'"),
+        ("f(Tensor x, *, *, int y) -> Tensor", 16, r"'\*' may appear only once"),
+        ("f(Tensor x, *) -> ()", 13, r"'\*' must be followed by a keyword-only argument"),
+        ("f(Tensor) -> Tensor", 9, r"expected argument name after type 'Tensor', got '\)'"),
+        ("f(Tensor x, int=1) -> Tensor", 16, r"expected argument name after type 'int'"),
+        ("(Tensor x) -> Tensor", 1, r"expected operator name, got '\('"),
+        ("f.(Tensor x) -> Tensor", 3, r"expected overload name after '\.', got '\('"),
+        ("f.2x(Tensor x) -> Tensor", 3, r"expected overload name after '\.', got '2'"),
+        ("f.a.b(Tensor x) -> Tensor", 4, r"expected '\(' after operator name 'f\.a', got '\.'"),
+        ("f.a-b(Tensor x) -> Tensor", 4, r"unexpected character '-'"),
+        ("lib::(Tensor x) -> Tensor", 6, r"expected operator name after '::'"),
+        ("f(Tensor x) -> Tensor junk", 23, r"expected end of schema after return type, got 'junk'"),
+        ("f(Tensor x) -> Tensor)", 22, r"expected end of schema after return type, got '\)'"),
+        ("f(Tensor(a!) out) -> Tensor", 14, r"out argument must be keyword-only and mutable"),
+        ("f(Tensor a, *, Tensor out) -> Tensor", 23, r"out argument must be keyword-only"),
+        ("f(int x=1, int y) -> ()", 16, r"positional argument 'y' without a default follows"),
+        ("f(int(a) x) -> ()", 6, r"alias annotation is only allowed on Tensor"),
+        ("f(Tensor(a x) -> ()", 12, r"expected '\)' to close alias annotation, got 'x'"),
+        ("f(Tensor(!) x) -> ()", 10, r"expected alias set name, got '!'"),
+        ("f(int[2 x) -> ()", 9, r"expected '\]' to close list type, got 'x'"),
+        ("f(int[0] x) -> ()", 7, r"list size must be a positive integer"),
+        ("f(int[-1] x) -> ()", 7, r"list size must be a positive integer"),
+        ('f(str s="abc) -> ()', 9, r"unterminated string literal"),
+        ("f(Tensor x) @ Tensor", 13, r"unexpected character '@'"),
+        ("f(Tensor x) -> (Tensor a, Tensor a)", 34, r"duplicate return name 'a'"),
+        ("", 1, r"expected operator name, got end of input"),
+    ],
+)
 def test_malformed_schemas(text: str, col: int, message: str) -> None:
     with pytest.raises(SchemaError, match=message) as info:
         parse_schema(text)
@@ -340,26 +413,41 @@ def test_load_ops_yaml(tmp_path: Path) -> None:
         load_ops_yaml(str(path))
 
 
-@pytest.mark.parametrize(("text", "line", "col", "message"), [
-    ("  kind: binary\n", 1, 3, r"key 'kind' before any '- func:' entry"),
-    ("kind: binary\n", 1, 1, r"expected '- func: \.\.\.' to start an entry"),
-    ("- func: f() -> ()\n   kind: x\n", 2, 4, r"bad indentation: expected 2 spaces, got 3"),
-    ("- func: f() -> ()\n kind: x\n", 2, 2, r"bad indentation"),
-    ("- func: f() -> ()\n\tkind: x\n", 2, 1, r"tabs are not allowed"),
-    ("- func: f() -> ()\n  kind: x\n  kind: y\n", 3, 3,
-     r"duplicate key 'kind' in entry starting at line 1"),
-    ("- func: f() -> ()\n  func: g() -> ()\n", 2, 3, r"duplicate key 'func'"),
-    ("- func: f() -> ()\n- func: g() -> ()\n\n- func: f() -> Tensor\n", 4, 9,
-     r"duplicate operator 'aten::f' \(first defined at line 1\)"),
-    ("- kind: x\n", 1, 3, r"an entry must start with 'func:', got 'kind:'"),
-    ("- func: f() -> ()\n  kind x\n", 2, 3, r"expected 'key: value'"),
-    ("- func: f() -> ()\n  kind:\n", 2, 8, r"missing value for key 'kind'"),
-    ("- func: f() -> ()\n  tags: [a, b\n", 2, 14, r"unterminated list value"),
-    ("- func: f() -> ()\n  tags: [a, , b]\n", 2, 9, r"empty item in list value"),
-    ("# c\n- func: add(Tensor self, Tensor other -> Tensor\n", 2, 39,
-     r"expected '\)' or ',' after argument 'other'"),
-    ("- func:   f(Tensor x) -> Tensr\n", 1, 26, r"unknown type 'Tensr'"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "col", "message"),
+    [
+        ("  kind: binary\n", 1, 3, r"key 'kind' before any '- func:' entry"),
+        ("kind: binary\n", 1, 1, r"expected '- func: \.\.\.' to start an entry"),
+        ("- func: f() -> ()\n   kind: x\n", 2, 4, r"bad indentation: expected 2 spaces, got 3"),
+        ("- func: f() -> ()\n kind: x\n", 2, 2, r"bad indentation"),
+        ("- func: f() -> ()\n\tkind: x\n", 2, 1, r"tabs are not allowed"),
+        (
+            "- func: f() -> ()\n  kind: x\n  kind: y\n",
+            3,
+            3,
+            r"duplicate key 'kind' in entry starting at line 1",
+        ),
+        ("- func: f() -> ()\n  func: g() -> ()\n", 2, 3, r"duplicate key 'func'"),
+        (
+            "- func: f() -> ()\n- func: g() -> ()\n\n- func: f() -> Tensor\n",
+            4,
+            9,
+            r"duplicate operator 'aten::f' \(first defined at line 1\)",
+        ),
+        ("- kind: x\n", 1, 3, r"an entry must start with 'func:', got 'kind:'"),
+        ("- func: f() -> ()\n  kind x\n", 2, 3, r"expected 'key: value'"),
+        ("- func: f() -> ()\n  kind:\n", 2, 8, r"missing value for key 'kind'"),
+        ("- func: f() -> ()\n  tags: [a, b\n", 2, 14, r"unterminated list value"),
+        ("- func: f() -> ()\n  tags: [a, , b]\n", 2, 9, r"empty item in list value"),
+        (
+            "# c\n- func: add(Tensor self, Tensor other -> Tensor\n",
+            2,
+            39,
+            r"expected '\)' or ',' after argument 'other'",
+        ),
+        ("- func:   f(Tensor x) -> Tensr\n", 1, 26, r"unknown type 'Tensr'"),
+    ],
+)
 def test_ops_yaml_errors(text: str, line: int, col: int, message: str) -> None:
     with pytest.raises(SchemaError, match=message) as info:
         parse_ops_yaml(text, "ops.yaml")
@@ -376,8 +464,10 @@ def test_namespaces_keep_same_name_distinct() -> None:
 def test_ops_yaml_is_fast() -> None:
     lines = []
     for i in range(100):
-        lines.append(f"- func: op{i}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1, "
-                     f"int[2] stride=[1, 1]) -> Tensor")
+        lines.append(
+            f"- func: op{i}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1, "
+            f"int[2] stride=[1, 1]) -> Tensor"
+        )
         lines.append("  kind: binary")
         lines.append("  tags: [pointwise, core]")
     text = "\n".join(lines)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-GOOD_DEVICE = '''
+GOOD_DEVICE = """
 import numpy as np
 import ember.plugins as P
 
@@ -45,7 +45,7 @@ class Plugin:
     def ember_environment(self): return {"toy": "yes"}
 
 plugin = Plugin()
-'''
+"""
 
 
 def make_dist(root: Path, dist: str, module: str, source: str, entry_points: str) -> None:
@@ -63,41 +63,67 @@ def run(root: Path, code: str, **env: str) -> subprocess.CompletedProcess:
     e["PYTHONPATH"] = os.pathsep.join([str(root), e.get("PYTHONPATH", "")])
     e["XDG_CACHE_HOME"] = str(root / ".cache")  # stevedore's entry-point cache
     e.update(env)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, env=e, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=120,
+    )
 
 
 @pytest.fixture
 def site(tmp_path):
-    make_dist(tmp_path, "ember-toydev", "toydev_plugin", GOOD_DEVICE,
-              "[ember.devices]\ntoydev = toydev_plugin:plugin\n")
-    make_dist(tmp_path, "ember-broken", "broken_plugin", "raise ImportError('no libbroken.so')\n",
-              "[ember.devices]\nbrokendev = broken_plugin:plugin\n")
-    make_dist(tmp_path, "ember-oldapi", "oldapi_plugin", '''
+    make_dist(
+        tmp_path,
+        "ember-toydev",
+        "toydev_plugin",
+        GOOD_DEVICE,
+        "[ember.devices]\ntoydev = toydev_plugin:plugin\n",
+    )
+    make_dist(
+        tmp_path,
+        "ember-broken",
+        "broken_plugin",
+        "raise ImportError('no libbroken.so')\n",
+        "[ember.devices]\nbrokendev = broken_plugin:plugin\n",
+    )
+    make_dist(
+        tmp_path,
+        "ember-oldapi",
+        "oldapi_plugin",
+        """
         import ember.plugins as P
         class Plugin:
             @P.hookimpl
             def ember_plugin_api_version(self): return 0
         plugin = Plugin()
-        ''', "[ember.devices]\noldapi = oldapi_plugin:plugin\n")
+        """,
+        "[ember.devices]\noldapi = oldapi_plugin:plugin\n",
+    )
     return tmp_path
 
 
 def test_out_of_tree_device_is_discovered_lazily_and_works(site):
-    r = run(site, """
+    r = run(
+        site,
+        """
         import sys, ember
         assert "toydev_plugin" not in sys.modules      # import ember loads no plugin
         x = ember.zeros(3, device="toydev:1")
         assert "toydev_plugin" in sys.modules
         y = x + ember.ones(3, device="toydev:1")
         print(y.device, y.tolist())
-        """)
+        """,
+    )
     assert r.returncode == 0, r.stderr
     assert "toydev:1 [1.0, 1.0, 1.0]" in r.stdout
 
 
 def test_broken_plugin_warns_once_and_the_rest_works(site):
-    r = run(site, """
+    r = run(
+        site,
+        """
         import warnings, ember
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -110,7 +136,8 @@ def test_broken_plugin_warns_once_and_the_rest_works(site):
             print(str(w[0].message))
         print(err)
         print((ember.ones(2) + 1).tolist())
-        """)
+        """,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "1"
@@ -120,25 +147,32 @@ def test_broken_plugin_warns_once_and_the_rest_works(site):
 
 
 def test_api_version_mismatch_is_explained(site):
-    r = run(site, """
+    r = run(
+        site,
+        """
         import ember
         try:
             ember.zeros(1, device="oldapi")
         except RuntimeError as e:
             print(e)
-        """)
+        """,
+    )
     assert "plugin API version mismatch: the plugin targets version 0" in r.stdout, r.stderr
 
 
 def test_disable_plugins(site):
-    r = run(site, """
+    r = run(
+        site,
+        """
         import sys, ember
         try:
             ember.zeros(1, device="toydev")
         except RuntimeError as e:
             print(e)
         print("toydev_plugin" in sys.modules)
-        """, EMBER_DISABLE_PLUGINS="toydev,other")
+        """,
+        EMBER_DISABLE_PLUGINS="toydev,other",
+    )
     assert "is disabled" in r.stdout and "False" in r.stdout, r.stderr
 
 
@@ -154,7 +188,9 @@ def test_info_lists_every_plugin_and_state(site):
 
 
 def test_missing_kernel_error_mentions_failed_plugins(site):
-    r = run(site, """
+    r = run(
+        site,
+        """
         import warnings, ember
         warnings.simplefilter("ignore")
         try:
@@ -166,7 +202,8 @@ def test_missing_kernel_error_mentions_failed_plugins(site):
             x * x
         except NotImplementedError as e:
             print(e)
-        """)
+        """,
+    )
     assert "aten::mul.Tensor" in r.stdout and "Plugins that failed to load" in r.stdout
     assert "brokendev" in r.stdout, r.stderr
 
@@ -176,7 +213,8 @@ def test_separately_installed_package_is_used_without_changing_ember(tmp_path):
     pkg = tmp_path / "ember-toydev"
     (pkg / "toydev_plugin").mkdir(parents=True)
     (pkg / "toydev_plugin" / "__init__.py").write_text(textwrap.dedent(GOOD_DEVICE))
-    (pkg / "pyproject.toml").write_text(textwrap.dedent("""
+    (pkg / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = ["setuptools>=64"]
         build-backend = "setuptools.build_meta"
@@ -188,19 +226,37 @@ def test_separately_installed_package_is_used_without_changing_ember(tmp_path):
         toydev = "toydev_plugin:plugin"
         [tool.setuptools]
         packages = ["toydev_plugin"]
-        """))
+        """)
+    )
     site = tmp_path / "site"
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                        "--quiet", "--target", str(site), str(pkg)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--target",
+            str(site),
+            str(pkg),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
-    r = run(site, """
+    r = run(
+        site,
+        """
         import ember
         x = ember.ones(2, device="toydev") + ember.ones(2, device="toydev")
         print(x.device, x.cpu().tolist())
         from ember.plugins import manager
         rec = [r for r in manager.records() if r.name == "toydev"][0]
         print(rec.package, rec.status)
-        """)
+        """,
+    )
     assert r.returncode == 0, r.stderr
     assert "toydev:0 [2.0, 2.0]" in r.stdout and "ember-toydev 0.3.0 loaded" in r.stdout
