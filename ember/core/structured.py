@@ -42,7 +42,6 @@ Kernel = Callable[..., Any]
 
 # -- allocation ---------------------------------------------------------------------------------
 _dev_info: dict[device, tuple[Callable[[int, device], Any], int, frozenset[dt.dtype]]] = {}
-_strides_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.dtype]]:
@@ -55,18 +54,37 @@ def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.
     return r
 
 
-def new_empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
-    """A new contiguous tensor on ``dev`` with uninitialised contents."""
-    info = _dev_info.get(dev) or _info(dev)
-    st = _strides_cache.get(shape)
-    if st is None:
-        if len(_strides_cache) > 4096:
-            _strides_cache.clear()
-        st = _strides_cache[shape] = contiguous_strides(shape)
-    n = dtype.itemsize
+def _layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    if len(_layout_cache) > 4096:
+        _layout_cache.clear()
+    n = 1
     for s in shape:
         n *= s
-    return make_tensor(Storage(info[0](n, dev), n, dev), shape, st, 0, dtype, dev, info[1])
+    r = _layout_cache[shape] = (contiguous_strides(shape), n)
+    return r
+
+
+_layout_cache: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+
+
+def new_empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+    """A new contiguous tensor on ``dev`` with uninitialised contents (hot path: keep short)."""
+    info = _dev_info.get(dev) or _info(dev)
+    lay = _layout_cache.get(shape) or _layout(shape)
+    n = lay[1] * dtype.itemsize
+    t = object.__new__(Tensor)
+    t._storage = Storage(info[0](n, dev), n, dev)
+    t._shape = shape if type(shape) is Size else Size(shape)
+    t._stride = lay[0]
+    t._offset = 0
+    t._dtype = dtype
+    t._device = dev
+    t._ks = info[1]
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._base = None
+    return t
 
 
 def compute_dtype(d: dt.dtype, dev: device) -> dt.dtype:
@@ -397,7 +415,15 @@ def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         return self, other, shape, p, dev
 
     def binary(self: Any, other: Any, *scalars: Any) -> Tensor:
-        self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
+        if type(self) is Tensor and type(other) is Tensor and self._dtype is other._dtype:
+            # The common case, inlined: same dtype, no scalars.
+            dev = self._device
+            odt, kdt, kout = plan(self._dtype, dev)
+            shape = self._shape
+            if shape != other._shape:
+                shape = broadcast_shapes(shape, other._shape)
+        else:
+            self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
         a = self if self._dtype is kdt else cast(self, kdt)
         b = other if other._dtype is kdt else cast(other, kdt)
         res = new_empty(shape, kout, dev)

@@ -616,7 +616,7 @@ class Tensor:
         return _rbinary("div.Tensor", self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _rbinary("floor_divide.default", self, other)
+        return _ops().div.Tensor_mode(other, self, rounding_mode="floor")
 
     def __rpow__(self, other: Any) -> Tensor:
         return _rbinary("pow.Tensor_Tensor", self, other)
@@ -649,10 +649,9 @@ _LEGACY_NAMES = {
 
 
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
-    from ember.core.factories import scalar_tensor_like
-
+    """``other <op> self`` for a Python scalar ``other``: structured ops wrap it themselves."""
     packet, overload = name.split(".")
-    return getattr(getattr(_ops(), packet), overload)(scalar_tensor_like(other, self), self)
+    return getattr(getattr(_ops(), packet), overload)(other, self)  # type: ignore[no-any-return]
 
 
 def _dims(dim: Any) -> Any:

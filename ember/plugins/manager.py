@@ -86,6 +86,16 @@ def _distribution_of(module: str) -> tuple[str, str]:
     return "unknown", ""
 
 
+def _owners(namespace: str) -> dict[str, tuple[str, str]]:
+    """Entry-point name -> (distribution, version), from the installed metadata."""
+    out = {}
+    for ep in md.entry_points(group=namespace):
+        dist = getattr(ep, "dist", None)
+        if dist is not None and ep.name not in out:
+            out[ep.name] = (dist.metadata["Name"] or "unknown", dist.version or "")
+    return out
+
+
 def discover(namespace: str) -> list[PluginRecord]:
     """Entry points of ``namespace`` (nothing is imported)."""
     from stevedore import NamedExtensionManager
@@ -95,10 +105,11 @@ def discover(namespace: str) -> list[PluginRecord]:
             mgr: NamedExtensionManager[Any] = NamedExtensionManager(
                 namespace, names=[], on_missing_entrypoints_callback=None
             )
+            owners = _owners(namespace)
             for ep in mgr.list_entry_points():
                 key = (namespace, ep.name)
                 if key not in _records:
-                    dist, ver = _distribution_of(ep.value.split(":")[0])
+                    dist, ver = owners.get(ep.name) or _distribution_of(ep.value.split(":")[0])
                     _records[key] = PluginRecord(namespace, ep.name, ep.value, dist, ver)
             _discovered.add(namespace)
         return [r for (ns, _), r in _records.items() if ns == namespace]

@@ -136,6 +136,11 @@ def torch_fn(name):
 @pytest.mark.parametrize("dtype", ALL)
 def test_unary(name, dtype):
     gen = torch.Generator().manual_seed(1)
+    if name == "square" and dtype == "bool":
+        # Known difference: torch squares bools into int64; ember refuses bool like abs does.
+        with pytest.raises(NotImplementedError, match="aten::square is not implemented for"):
+            ember.square(ember.tensor([True]))
+        return
     for shape, transpose in [
         ((4, 7), False),
         ((4, 7), True),
