@@ -61,6 +61,7 @@ from ember.core.factories import as_tensor, from_numpy, tensor
 from ember.core.random import Generator, initial_seed, manual_seed, seed
 from ember.core.tensor import Size, Tensor
 from ember.dispatcher.namespace import ops
+from ember.serialization import load, save
 
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
@@ -135,6 +136,9 @@ __all__ = sorted(
         "is_tensor",
         "numel",
         "squeeze",
+        "save",
+        "load",
+        "serialization",
     ]
     + sorted(_builtins.functions)
 )

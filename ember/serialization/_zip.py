@@ -1,0 +1,389 @@
+"""The ZIP container of torch-format checkpoints: a writer with torch's exact layout, a reader.
+
+The writer produces what ``torch.save`` produces (spec: docs/serialization.md): stored records,
+data at 64-byte multiples through an ``FB`` (0x4246) padding extra field on every record, flags
+0x0808 with a data descriptor (0x0800 and none for empty records), zip64 extras when needed and
+always a zip64 EOCD + locator. Storage bytes are written straight from the caller's buffer and
+their CRC-32 is computed on a worker thread while the bytes are written.
+
+The reader parses the central directory itself (``zipfile`` rejects CRC=0 files), validates every
+offset and size against the file size before reading, reads through local headers, supports stored
+and deflated records, and verifies CRCs when they are not zero.
+
+Must always hold: no read or allocation is sized by an unchecked field of the file; every failure
+on a malformed file is a ``CheckpointError``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+
+from ember.serialization._common import CheckpointError, CheckpointLimitError
+
+__all__ = ["ZipWriter", "ZipReader", "Entry"]
+
+_LOCAL = b"PK\x03\x04"
+_CENTRAL = b"PK\x01\x02"
+_EOCD = b"PK\x05\x06"
+_EOCD64 = b"PK\x06\x06"
+_LOC64 = b"PK\x06\x07"
+_DESC = b"PK\x07\x08"
+_BIG = 0xFFFFFFFF
+_CHUNK = 16 << 20
+
+
+def _crc(buf: Any, crc: int = 0) -> int:
+    return zlib.crc32(buf, crc)
+
+
+class ZipWriter:
+    """Writes records in order to a binary file object with torch's layout."""
+
+    def __init__(self, f: IO[bytes], alignment: int = 64, crc: bool = True):
+        self.f = f
+        self.pos = 0
+        self.alignment = alignment
+        self.crc = crc
+        self.central: list[tuple[bytes, int, int, int, int]] = []
+        self._pool = ThreadPoolExecutor(1) if crc else None
+
+    def _write(self, b: Any) -> None:
+        self.f.write(b)
+        self.pos += memoryview(b).nbytes
+
+    def add(self, name: str, data: Any) -> None:
+        """Append one stored record; ``data`` is bytes or a 1-D C-contiguous uint8 buffer."""
+        mv = memoryview(data).cast("B")
+        size = mv.nbytes
+        bname = name.encode("utf-8")
+        off = self.pos
+        flags = 0x0808 if size else 0x0800
+        z64 = b""
+        if size >= _BIG or off >= _BIG:
+            body = (struct.pack("<QQ", size, size) if size >= _BIG else b"") + (
+                struct.pack("<Q", off) if off >= _BIG else b""
+            )
+            z64 = struct.pack("<HH", 1, len(body)) + body
+        pad = (-(off + 30 + len(bname) + 4 + len(z64))) % self.alignment
+        extra = z64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        hdr = _LOCAL + struct.pack(
+            "<HHHHHIIIHH", 0, flags, 0, 0, 0, 0, 0, 0, len(bname), len(extra)
+        )
+        self._write(hdr + bname + extra)
+        crc = 0
+        if size:
+            if self._pool is not None and size > _CHUNK:
+                fut = self._pool.submit(_crc, mv)
+                self._write(mv)
+                crc = fut.result()
+            else:
+                crc = _crc(mv) if self.crc else 0
+                self._write(mv)
+            if size >= _BIG or off >= _BIG:
+                self._write(_DESC + struct.pack("<IQQ", crc, size, size))
+            else:
+                self._write(_DESC + struct.pack("<III", crc, size, size))
+        self.central.append((bname, flags, crc, size, off))
+
+    def close(self) -> None:
+        """Write the central directory, the zip64 EOCD and locator, and the EOCD."""
+        cd_start = self.pos
+        parts = []
+        for bname, flags, crc, size, off in self.central:
+            body = (struct.pack("<QQ", size, size) if size >= _BIG else b"") + (
+                struct.pack("<Q", off) if off >= _BIG else b""
+            )
+            extra = struct.pack("<HH", 1, len(body)) + body if body else b""
+            s32 = min(size, _BIG)
+            parts.append(
+                _CENTRAL
+                + struct.pack(
+                    "<HHHHHHIIIHHHHHII",
+                    0,
+                    0,
+                    flags,
+                    0,
+                    0,
+                    0,
+                    crc,
+                    s32,
+                    s32,
+                    len(bname),
+                    len(extra),
+                    0,
+                    0,
+                    0,
+                    0,
+                    min(off, _BIG),
+                )
+                + bname
+                + extra
+            )
+        cd = b"".join(parts)
+        self._write(cd)
+        n = len(self.central)
+        eocd64 = self.pos
+        self._write(
+            _EOCD64 + struct.pack("<QHHIIQQQQ", 44, 0x031E, 45, 0, 0, n, n, len(cd), cd_start)
+        )
+        self._write(_LOC64 + struct.pack("<IQI", 0, eocd64, 1))
+        self._write(
+            _EOCD
+            + struct.pack(
+                "<HHHHIIH",
+                0,
+                0,
+                min(n, 0xFFFF),
+                min(n, 0xFFFF),
+                min(len(cd), _BIG),
+                min(cd_start, _BIG),
+                0,
+            )
+        )
+        if self._pool is not None:
+            self._pool.shutdown()
+
+
+@dataclass
+class Entry:
+    """One central-directory entry."""
+
+    name: str
+    method: int
+    crc: int
+    csize: int
+    usize: int
+    offset: int
+
+
+class ZipReader:
+    """Random access to the records of a zip file held by a seekable binary file object."""
+
+    def __init__(self, f: IO[bytes], size: int):
+        self.f = f
+        self.size = size
+        self.entries: list[Entry] = []
+        self.by_name: dict[str, Entry] = {}
+        self._parse()
+
+    def _read_at(self, off: int, n: int) -> bytes:
+        if off < 0 or n < 0 or off + n > self.size:
+            raise CheckpointError(
+                f"corrupt checkpoint: read of {n} bytes at offset {off} is past the end of the "
+                f"{self.size}-byte file (truncated file?)"
+            )
+        self.f.seek(off)
+        b = self.f.read(n)
+        if len(b) != n:
+            raise CheckpointError(f"corrupt checkpoint: short read at offset {off} (truncated?)")
+        return b
+
+    def _parse(self) -> None:
+        tail_n = min(self.size, 22 + 65535)
+        tail = self._read_at(self.size - tail_n, tail_n)
+        i = tail.rfind(_EOCD)
+        if i < 0 or len(tail) - i < 22:
+            raise CheckpointError(
+                "corrupt checkpoint: failed finding the zip central directory (the file is "
+                "truncated or not a zip checkpoint)"
+            )
+        eocd_off = self.size - tail_n + i
+        _, _, _, n, cd_size, cd_off, _ = struct.unpack("<HHHHIIH", tail[i + 4 : i + 22])
+        if i >= 20 and tail[i - 20 : i - 16] == _LOC64:
+            (z64_off,) = struct.unpack("<Q", tail[i - 16 + 4 : i - 16 + 12])
+            rec = self._read_at(z64_off, 56)
+            if rec[:4] != _EOCD64:
+                raise CheckpointError("corrupt checkpoint: bad zip64 end-of-central-directory")
+            n, _, cd_size, cd_off = struct.unpack("<QQQQ", rec[24:56])
+            eocd_off = z64_off
+        if cd_off + cd_size > eocd_off:
+            raise CheckpointError("corrupt checkpoint: central directory overlaps its end record")
+        cd = self._read_at(cd_off, cd_size)
+        p = 0
+        for _ in range(n):
+            if cd[p : p + 4] != _CENTRAL or p + 46 > len(cd):
+                raise CheckpointError("corrupt checkpoint: bad central-directory entry")
+            (_, _, flags, method, _, _, crc, csize, usize, nl, el, cl, _, _, _, off) = (
+                struct.unpack("<HHHHHHIIIHHHHHII", cd[p + 4 : p + 46])
+            )
+            if p + 46 + nl + el + cl > len(cd):
+                raise CheckpointError("corrupt checkpoint: central-directory entry is truncated")
+            name = cd[p + 46 : p + 46 + nl].decode("utf-8", "replace")
+            extra = cd[p + 46 + nl : p + 46 + nl + el]
+            usize, csize, off = _zip64(extra, usize, csize, off)
+            p += 46 + nl + el + cl
+            if off + 30 > cd_off or csize > self.size:
+                raise CheckpointError(
+                    f"corrupt checkpoint: record {name!r} declares {csize} bytes at offset {off}, "
+                    f"outside the {self.size}-byte file"
+                )
+            e = Entry(name, method, crc, csize, usize, off)
+            self.entries.append(e)
+            self.by_name.setdefault(name, e)
+
+    def data_offset(self, e: Entry) -> int:
+        """Where a record's bytes start, read from its local header and checked."""
+        h = self._read_at(e.offset, 30)
+        if h[:4] != _LOCAL:
+            raise CheckpointError(f"corrupt checkpoint: bad local header for record {e.name!r}")
+        nl, el = struct.unpack("<HH", h[26:30])
+        start = e.offset + 30 + nl + el
+        if start + e.csize > self.size:
+            raise CheckpointError(
+                f"corrupt checkpoint: record {e.name!r} ({e.csize} bytes at {start}) runs past "
+                f"the end of the {self.size}-byte file (truncated?)"
+            )
+        if e.method not in (0, 8):
+            raise CheckpointError(
+                f"record {e.name!r} uses unsupported compression method {e.method}; only "
+                "stored (0) and deflated (8) records can be read"
+            )
+        if e.method == 0 and e.csize != e.usize:
+            raise CheckpointError(f"corrupt checkpoint: stored record {e.name!r} has two sizes")
+        return start
+
+    def read(self, e: Entry, budget: list[int] | None = None, verify: bool = True) -> np.ndarray:
+        """A record's bytes as a fresh uint8 array (deflated records charge ``budget[0]``)."""
+        start = self.data_offset(e)
+        if e.method == 8:
+            if budget is not None:
+                if e.usize > budget[0]:
+                    raise CheckpointLimitError(
+                        f"record {e.name!r} would decompress to {e.usize} bytes, over the load "
+                        f"budget of {budget[0]} bytes left for this file; raise it with "
+                        "ember.serialization.set_load_limits(max_expansion=...) if you trust it"
+                    )
+                budget[0] -= e.usize
+            out = self._inflate(e, start)
+        else:
+            out = np.empty(e.usize, np.uint8)
+            self.f.seek(start)
+            mv = memoryview(out.data)
+            crc_fut = None
+            pool = ThreadPoolExecutor(1) if verify and e.crc and e.usize > _CHUNK else None
+            crc = 0
+            for p in range(0, e.usize, _CHUNK):
+                chunk = mv[p : p + _CHUNK]
+                got = self.f.readinto(chunk)  # type: ignore[attr-defined]
+                if got != len(chunk):
+                    raise CheckpointError(f"corrupt checkpoint: record {e.name!r} is truncated")
+                if pool is not None:
+                    prev = crc_fut
+                    crc_fut = pool.submit(
+                        lambda c, pf: _crc(c, pf.result() if pf else 0), chunk, prev
+                    )
+            if pool is not None:
+                crc = crc_fut.result() if crc_fut else 0
+                pool.shutdown()
+                self._check_crc(e, crc)
+                return out
+        if verify and e.crc:
+            self._check_crc(e, _crc(out))
+        return out
+
+    def prefetch(self, entries: list[Entry], verify: bool = True) -> dict[str, Any]:
+        """Start reading stored records on worker threads (``pread``): name -> Future of bytes.
+
+        Only for real files; the sizes were checked against the file size by ``data_offset``.
+        """
+        try:
+            fd = self.f.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            return {}
+        if not hasattr(os, "preadv"):
+            return {}
+        pool = ThreadPoolExecutor(min(4, os.cpu_count() or 1))
+        self._prefetch_pool = pool
+
+        def job(e: Entry, start: int) -> np.ndarray:
+            out = np.empty(e.usize, np.uint8)
+            mv = memoryview(out.data)
+            p = 0
+            while p < e.usize:
+                got = os.preadv(fd, [mv[p : p + _CHUNK]], start + p)
+                if got <= 0:
+                    raise CheckpointError(f"corrupt checkpoint: record {e.name!r} is truncated")
+                p += got
+            if verify and e.crc:
+                self._check_crc(e, _crc(out))
+            return out
+
+        futs = {}
+        for e in entries:
+            if e.method == 0 and e.usize:
+                futs[e.name] = pool.submit(job, e, self.data_offset(e))
+        return futs
+
+    def close_prefetch(self) -> None:
+        pool = getattr(self, "_prefetch_pool", None)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _check_crc(self, e: Entry, crc: int) -> None:
+        if crc != e.crc:
+            raise CheckpointError(
+                f"corrupt checkpoint: CRC-32 mismatch in record {e.name!r} (stored {e.crc:#010x}, "
+                f"computed {crc:#010x}); the file was changed or damaged"
+            )
+
+    def _inflate(self, e: Entry, start: int) -> np.ndarray:
+        d = zlib.decompressobj(-15)
+        out = np.empty(e.usize, np.uint8)
+        mv = memoryview(out.data)
+        pos = 0
+        self.f.seek(start)
+        left = e.csize
+        try:
+            while left > 0 or d.unconsumed_tail:
+                data = d.unconsumed_tail or self.f.read(min(left, _CHUNK))
+                if not d.unconsumed_tail:
+                    left -= len(data)
+                    if not data:
+                        break
+                piece = d.decompress(data, e.usize - pos + 1)
+                if pos + len(piece) > e.usize:
+                    raise CheckpointError(
+                        f"corrupt checkpoint: record {e.name!r} inflates past its declared "
+                        f"{e.usize} bytes"
+                    )
+                mv[pos : pos + len(piece)] = piece
+                pos += len(piece)
+                if d.eof:
+                    break
+        except zlib.error as exc:
+            raise CheckpointError(f"corrupt checkpoint: record {e.name!r}: {exc}") from None
+        if pos != e.usize:
+            raise CheckpointError(
+                f"corrupt checkpoint: record {e.name!r} inflates to {pos} bytes, expected {e.usize}"
+            )
+        return out
+
+
+def _zip64(extra: bytes, usize: int, csize: int, off: int) -> tuple[int, int, int]:
+    p = 0
+    while p + 4 <= len(extra):
+        hid, ln = struct.unpack("<HH", extra[p : p + 4])
+        body = extra[p + 4 : p + 4 + ln]
+        if hid == 1:
+            q = 0
+            for field in ("u", "c", "o"):
+                cur = {"u": usize, "c": csize, "o": off}[field]
+                if cur == _BIG and q + 8 <= len(body):
+                    (v,) = struct.unpack("<Q", body[q : q + 8])
+                    q += 8
+                    if field == "u":
+                        usize = v
+                    elif field == "c":
+                        csize = v
+                    else:
+                        off = v
+        p += 4 + ln
+    return usize, csize, off
