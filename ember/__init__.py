@@ -5,8 +5,15 @@ operator schema); device backends are plugins loaded on first use of their
 name. This module re-exports the public API under PyTorch's names.
 """
 
-from ember import library
+from ember import autograd, library
 from ember._version import __version__
+from ember.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ember.core import _builtins, structured  # noqa: F401 - registers drivers
 from ember.core._printing import set_printoptions
 from ember.core.api import (
@@ -76,6 +83,12 @@ short = int16
 __all__ = sorted(
     [
         "library",
+        "autograd",
+        "no_grad",
+        "enable_grad",
+        "set_grad_enabled",
+        "inference_mode",
+        "is_grad_enabled",
         "ops",
         "device",
         "dtype",

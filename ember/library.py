@@ -45,6 +45,7 @@ __all__ = [
     "DeviceBackend",
     "Capabilities",
     "lookup",
+    "register_formula",
 ]
 
 
@@ -140,6 +141,30 @@ def fallback(fn: Callable[..., Any] | Any, dispatch_key: str) -> Handle:
     return Handle(lambda: registry.remove_fallback(key, fn), f"fallback for {dispatch_key}")
 
 
+def register_formula(op: str | OpOverload, rule: Any, *, namespace: str = "aten") -> Handle:
+    """Register an autograd formula for ``op`` (it wins over every installed formula set).
+
+    ``rule`` has the form of a formula-table value (``ember.autograd.formulas``): a
+    tuple with one ``lambda grad, <names>: ...`` per Tensor argument, one rule
+    returning all gradients, or ``None`` for a non-differentiable operator.
+
+    Examples:
+        >>> import ember
+        >>> lib = ember.library.Library("doctest_f")
+        >>> _ = lib.define("cube(Tensor x) -> Tensor")
+        >>> _ = lib.impl("cube", lambda x: x * x * x, "cpu")
+        >>> _ = lib.formula("cube", (lambda grad, x: 3 * x * x * grad,))
+        >>> x = ember.tensor(2., requires_grad=True)
+        >>> ember.ops.doctest_f.cube(x).backward(); x.grad
+        tensor(12.)
+        >>> lib.remove()
+    """
+    from ember.autograd import formulas
+
+    o = op if isinstance(op, OpOverload) else lookup(op, namespace)
+    return Handle(formulas.register(o.qualname, rule), f"formula for {o.qualname}")
+
+
 def register_device(backend: DeviceBackend) -> Handle:
     """Register a device backend directly (plugins normally do this through their hook)."""
     from ember.core import devices
@@ -210,6 +235,12 @@ class Library:
 
     def fallback(self, fn: Callable[..., Any] | Any, dispatch_key: str) -> Handle:
         h = fallback(fn, dispatch_key)
+        self._handles.append(h)
+        return h
+
+    def formula(self, op: str | OpOverload, rule: Any) -> Handle:
+        """Register an autograd formula for ``op`` (see ``register_formula``)."""
+        h = register_formula(op, rule, namespace=self.namespace)
         self._handles.append(h)
         return h
 

@@ -140,6 +140,8 @@ ALIASES = {
 }
 
 _library = library.Library("aten")
+#: Removed by ``ember.autograd._ensure_loaded`` when the generic Autograd kernel is installed.
+autograd_fallthrough: library.Handle
 functions: dict[str, Callable[..., Any]] = {}
 
 
@@ -159,7 +161,8 @@ def load() -> None:
             functions[name] = op._fn
     _link_variants()
     # Until a formula set is loaded, autograd and tracing pass every operator through.
-    _library.fallback(registry.FALLTHROUGH, "Autograd")
+    global autograd_fallthrough
+    autograd_fallthrough = _library.fallback(registry.FALLTHROUGH, "Autograd")  # see ember.autograd
     _library.fallback(registry.FALLTHROUGH, "Tracer")
     for dunder, name in DUNDERS.items():
         setattr(Tensor, dunder, registry.lookup(name)._fn)

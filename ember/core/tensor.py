@@ -281,6 +281,10 @@ class Tensor:
             )
         from ember.core.dispatch_key import Autograd
 
+        if requires_grad:
+            from ember.autograd import _ensure_loaded
+
+            _ensure_loaded()
         self._requires_grad = bool(requires_grad)
         self._ks = (self._ks | Autograd.mask) if requires_grad else (self._ks & ~Autograd.mask)
         return self
@@ -299,6 +303,94 @@ class Tensor:
 
     def detach(self) -> Tensor:
         return _ops().detach.default(self)
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        from ember.core.dispatch_key import Autograd
+
+        self.grad_fn = None
+        self._requires_grad = False
+        self._ks &= ~Autograd.mask
+        return self
+
+    @property
+    def output_nr(self) -> builtins.int:
+        return self.__dict__.get("_output_nr", 0)  # type: ignore[no-any-return]
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: builtins.bool | None = None,
+        create_graph: builtins.bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate this tensor's gradient with respect to the graph leaves into ``.grad``.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.tensor([1., 2.], requires_grad=True)
+            >>> (x * 3).sum().backward()
+            >>> x.grad
+            tensor([3., 3.])
+        """
+        from ember.autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of this non-leaf tensor after backward."""
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        import weakref
+
+        self.grad_fn._retain[self.output_nr] = weakref.ref(self)
+        self.__dict__["_retains_grad"] = True
+
+    @property
+    def retains_grad(self) -> builtins.bool:
+        return self.grad_fn is not None and self.__dict__.get("_retains_grad", False)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.tensor([1., 2.], requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 10)
+            >>> x.sum().backward(); x.grad
+            tensor([10., 10.])
+        """
+        from ember.autograd.node import RemovableHandle
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            hooks = self.__dict__.setdefault("_hooks", [])
+        else:
+            hooks = self.grad_fn._tensor_hooks.setdefault(self.output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+        from ember.autograd.node import RemovableHandle
+
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
     # -- host interop -------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Size, Tensor, _wrap_dim, contiguous_strides, make_tensor
+
+_AUTOGRAD = Autograd.mask
 
 __all__ = ["view_of", "compute_view_stride", "getitem"]
 
@@ -436,4 +439,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             )
     shape.extend(self._shape[d:])
     stride.extend(self._stride[d:])
+    if self._ks & _AUTOGRAD:  # record history: one as_strided call (AsStridedBackward0)
+        from ember.dispatcher.namespace import ops
+
+        res: Tensor = ops.aten.as_strided.default(self, tuple(shape), tuple(stride), off)
+        return res
     return view_of(self, Size(shape), tuple(stride), off)

@@ -75,7 +75,18 @@ class EmberHookSpecs:
 
     @hookspec
     def ember_autograd_formulas(self) -> dict[str, Any]:  # type: ignore[empty-body]
-        """Formula tables (``ember.autograd`` plugins): operator name -> backward rule."""
+        """A formula table (``ember.autograd`` plugins): operator name -> backward rule.
+
+        Keys are overload names (``"aten::mul.Tensor"``; ``"aten::round"`` for the
+        default overload). A value is a tuple with one ``lambda grad, <names>: ...``
+        per Tensor argument of the schema (``None`` where no gradient flows), one such
+        rule returning every gradient, or ``None`` for a non-differentiable operator.
+        ``<names>`` are schema arguments, ``result``, ``<arg>_shape`` or
+        ``<arg>_geometry``; rules must be written in ember operators so they can be
+        differentiated again. The set is active when its entry-point name is listed in
+        ``EMBER_AUTOGRAD_FORMULAS`` (``default,mine``: later sets win) or passed to
+        ``ember.autograd.formulas.use``. See docs/autograd.md.
+        """
 
     @hookspec
     def ember_compiler_backend(self) -> Any:

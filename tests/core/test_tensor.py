@@ -10,6 +10,12 @@ torch = pytest.importorskip("torch")
 
 def test_public_names_are_pinned():
     expected = {
+        "autograd",
+        "no_grad",
+        "enable_grad",
+        "set_grad_enabled",
+        "inference_mode",
+        "is_grad_enabled",
         "save",
         "load",
         "serialization",

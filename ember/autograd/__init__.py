@@ -1,0 +1,75 @@
+"""``ember.autograd``: reverse-mode automatic differentiation.
+
+Owns grad mode, the graph (``Node``), the engine (``backward``, ``grad``), custom
+``Function``s, ``gradcheck`` and the formula sets (``ember.autograd.formulas``).
+The Autograd dispatch key has one generic kernel (``ember.autograd.kernel``).
+
+Must always hold: importing this package loads no formula set and registers no
+kernel; ``_ensure_loaded()`` (called by the first ``requires_grad_(True)`` or
+``Function.apply``) replaces the Autograd fallthrough with the generic kernel and
+loads the active formula sets, once. Tensors that do not require grad never
+reach that kernel, so their dispatch cost does not change.
+
+Examples:
+    >>> import ember
+    >>> x = ember.tensor([1., 2., 3.], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 4., 6.])
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ember.autograd.engine import backward, grad
+from ember.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
+from ember.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ember.autograd.node import Node
+
+__all__ = [
+    "backward",
+    "grad",
+    "Function",
+    "FunctionCtx",
+    "BackwardCFunction",
+    "once_differentiable",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "Node",
+]
+
+_loaded = False
+_lock = threading.Lock()
+
+
+def _ensure_loaded() -> None:
+    """Install the generic Autograd kernel and load the active formula sets (once)."""
+    global _loaded
+    if _loaded:
+        return
+    with _lock:
+        if _loaded:
+            return
+        from ember import library
+        from ember.autograd import formulas, kernel
+        from ember.core import _builtins
+
+        _builtins.autograd_fallthrough.remove()
+        library.fallback(kernel.autograd_kernel, "Autograd")
+        formulas.table()
+        _loaded = True

@@ -1,0 +1,162 @@
+"""Small ember-op building blocks the formula tables share.
+
+Everything here is written in ember operators (or as an ``ember.autograd.Function``
+whose backward is), so formulas that use it differentiate again under
+``create_graph``. Must always hold: helpers never modify their arguments.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ember.autograd.function import Function
+from ember.core.tensor import Tensor
+
+__all__ = [
+    "aten",
+    "zeros",
+    "scale",
+    "expand_back",
+    "count",
+    "restride",
+    "read_region",
+    "write_region",
+    "log_of",
+]
+
+Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
+
+
+def aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+def zeros(g: Tensor) -> Tensor:
+    """A zero gradient like ``g``."""
+    return aten().zeros_like.default(g)  # type: ignore[no-any-return]
+
+
+def scale(g: Tensor, alpha: Any) -> Tensor:
+    return g if alpha == 1 else g * alpha
+
+
+def log_of(v: Any) -> Any:
+    return v.log() if isinstance(v, Tensor) else math.log(v)
+
+
+def _dims(dim: Any, ndim: int) -> list[int]:
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return list(range(ndim))
+    ds = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d + ndim if d < 0 else d for d in ds) if ndim else []
+
+
+def expand_back(g: Tensor, shape: tuple[int, ...], dim: Any, keepdim: bool) -> Tensor:
+    """Undo a reduction over ``dim``: put the reduced dims back and broadcast."""
+    if not keepdim:
+        for d in _dims(dim, len(shape)):
+            g = g.unsqueeze(d)
+    return g.expand(shape)
+
+
+def count(shape: tuple[int, ...], dim: Any) -> int:
+    """How many elements each output of a reduction over ``dim`` summed."""
+    n = 1
+    for d in _dims(dim, len(shape)):
+        n *= shape[d]
+    return n
+
+
+def _buffer(g: Tensor, geos: tuple[Geometry, ...]) -> tuple[Tensor, int]:
+    """Zeros covering every geometry in ``geos`` (offsets relative to the lowest)."""
+    base = min(off for _, _, off in geos)
+    ends = [
+        off - base + sum((n - 1) * s for n, s in zip(sh, sd)) + 1
+        for sh, sd, off in geos
+        if all(n > 0 for n in sh)
+    ]
+    buf = aten().zeros.default((max(ends + [1]),), dtype=g.dtype, device=g.device)
+    return buf, base
+
+
+def _write(buf: Tensor, base: int, geo: Geometry, g: Any, add: bool = True) -> None:
+    """Add (or copy) ``g``, laid out as ``geo``, into ``buf``; overlapping elements add up."""
+    shape, stride, off = geo
+    size = list(shape)
+    bcast = [i for i, (n, s) in enumerate(zip(shape, stride)) if s == 0 and n > 1]
+    if bcast and isinstance(g, Tensor):  # several elements share one location: add them
+        g = g.sum(bcast, keepdim=True)
+        for i in bcast:
+            size[i] = 1
+    if not isinstance(g, Tensor):
+        buf.as_strided(tuple(size), stride, off - base).fill_(g)
+    elif _overlaps(tuple(size), stride):  # add slice by slice until the slices don't overlap
+        for i in range(size[0]):
+            _write(buf, base, (tuple(size[1:]), stride[1:], off + i * stride[0]), g[i], add)
+    elif add:
+        buf.as_strided(tuple(size), stride, off - base).add_(g)
+    else:
+        buf.as_strided(tuple(size), stride, off - base).copy_(g)
+
+
+def _overlaps(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """Whether two elements of a strided layout share a memory location."""
+    extent = 1
+    dims = sorted(((s, n) for n, s in zip(shape, stride) if n > 1))
+    for s, n in dims:
+        if s < extent:
+            return True
+        extent = s * (n - 1) + extent
+    return False
+
+
+def _read(buf: Tensor, base: int, geo: Geometry) -> Tensor:
+    return buf.as_strided(geo[0], geo[1], geo[2] - base)  # type: ignore[no-any-return]
+
+
+def _place(g: Tensor, src: Geometry, dst: Geometry) -> Tensor:
+    """Write ``g`` (laid out as ``src``) into zeros and read it back as ``dst``."""
+    buf, base = _buffer(g, (src, dst))
+    _write(buf, base, src, g)
+    return _read(buf, base, dst)
+
+
+class Restride(Function):
+    """The gradient of a strided view, taken back to its input's geometry."""
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, src: Geometry, dst: Geometry) -> Tensor:
+        ctx.geo = (src, dst)
+        return _place(g, src, dst)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> Any:
+        src, dst = ctx.geo
+        return restride(gg, dst, src), None, None
+
+
+def restride(g: Tensor, src: Geometry, dst: Geometry) -> Tensor:
+    """Gradient ``g`` of a view with geometry ``src``, as a gradient of geometry ``dst``."""
+    return Restride.apply(g, src, dst)  # type: ignore[no-any-return]
+
+
+def read_region(gb: Tensor, base: Geometry, view: Geometry) -> Tensor:
+    """The part of base gradient ``gb`` that a view covers (a fresh tensor)."""
+    from ember.autograd.grad_mode import no_grad
+
+    with no_grad():
+        return _place(gb, base, view).clone()
+
+
+def write_region(gb: Tensor, base: Geometry, view: Geometry, gv: Tensor | None) -> Tensor:
+    """Base gradient ``gb`` with the view's part replaced by ``gv`` (zeros if None)."""
+    from ember.autograd.grad_mode import no_grad
+
+    with no_grad():
+        buf, lo = _buffer(gb, (base, view))
+        _write(buf, lo, base, gb)
+        _write(buf, lo, view, 0 if gv is None else gv, add=False)
+        return _read(buf, lo, base)

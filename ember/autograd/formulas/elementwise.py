@@ -1,0 +1,172 @@
+"""Default formulas for elementwise operators (unary, binary, where).
+
+One rule per Tensor argument, in ember operators (Note [Formula parameters] in
+``ember/autograd/kernel.py``); broadcasting and dtype are undone by the engine
+(Note [Gradient layout]), so no rule sums or casts. In-place variants (``exp_``)
+use their functional operator's rule. Rounding-like operators get zero gradients.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ember.autograd.formulas._helpers import aten, log_of, scale, zeros
+
+__all__ = ["FORMULAS"]
+
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _where(c: Any, a: Any, b: Any) -> Any:
+    return aten().where.self(c, a, b)
+
+
+def _gelu(g: Any, self: Any, approximate: str) -> Any:
+    x = self
+    if approximate == "tanh":
+        u = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        t = u.tanh()
+        du = SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
+    cdf = 0.5 * (1 + (x * (1 / math.sqrt(2.0))).erf())
+    pdf = (x * x * -0.5).exp() * INV_SQRT_2PI
+    return g * (cdf + x * pdf)
+
+
+def _mish(g: Any, self: Any) -> Any:
+    x = self
+    t = x.softplus().tanh()
+    return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+def _pow_exponent(g: Any, self: Any, result: Any) -> Any:
+    # d/dy x**y = x**y * log(x); PyTorch's convention makes it 0 where x == 0 (and y >= 0).
+    if not hasattr(self, "_shape"):
+        return g * result * log_of(self)
+    return g * _where(self == 0, 0.0, result * self.log())
+
+
+FORMULAS: dict[str, Any] = {
+    # -- unary ---------------------------------------------------------------------------------
+    "aten::neg": (lambda grad: -grad,),
+    "aten::abs": (lambda grad, self: grad * self.sign(),),
+    "aten::relu": (lambda grad, result: grad * (result > 0),),
+    "aten::floor": (lambda grad: zeros(grad),),
+    "aten::ceil": (lambda grad: zeros(grad),),
+    "aten::trunc": (lambda grad: zeros(grad),),
+    "aten::round": (lambda grad: zeros(grad),),
+    "aten::sign": (lambda grad: zeros(grad),),
+    "aten::square": (lambda grad, self: grad * 2 * self,),
+    "aten::frac": (lambda grad: grad,),
+    "aten::exp": (lambda grad, result: grad * result,),
+    "aten::exp2": (lambda grad, result: grad * result * LN2,),
+    "aten::expm1": (lambda grad, result: grad * (result + 1),),
+    "aten::log": (lambda grad, self: grad / self,),
+    "aten::log2": (lambda grad, self: grad / (self * LN2),),
+    "aten::log10": (lambda grad, self: grad / (self * LN10),),
+    "aten::log1p": (lambda grad, self: grad / (self + 1),),
+    "aten::sqrt": (lambda grad, result: grad / (2 * result),),
+    "aten::rsqrt": (lambda grad, result: grad * result * result * result * -0.5,),
+    "aten::sin": (lambda grad, self: grad * self.cos(),),
+    "aten::cos": (lambda grad, self: -grad * self.sin(),),
+    "aten::tan": (lambda grad, result: grad * (1 + result * result),),
+    "aten::asin": (lambda grad, self: grad * (1 - self * self).rsqrt(),),
+    "aten::acos": (lambda grad, self: -grad * (1 - self * self).rsqrt(),),
+    "aten::atan": (lambda grad, self: grad / (1 + self * self),),
+    "aten::sinh": (lambda grad, self: grad * self.cosh(),),
+    "aten::cosh": (lambda grad, self: grad * self.sinh(),),
+    "aten::tanh": (lambda grad, result: grad * (1 - result * result),),
+    "aten::asinh": (lambda grad, self: grad * (self * self + 1).rsqrt(),),
+    "aten::acosh": (lambda grad, self: grad * ((self - 1) * (self + 1)).rsqrt(),),
+    "aten::atanh": (lambda grad, self: grad / (1 - self * self),),
+    "aten::erf": (lambda grad, self: grad * TWO_OVER_SQRT_PI * (-self * self).exp(),),
+    "aten::erfc": (lambda grad, self: grad * -TWO_OVER_SQRT_PI * (-self * self).exp(),),
+    "aten::sigmoid": (lambda grad, result: grad * result * (1 - result),),
+    "aten::reciprocal": (lambda grad, result: -grad * result * result,),
+    "aten::silu": (lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())),),
+    "aten::mish": (_mish,),
+    "aten::softplus": (lambda grad, self: grad * self.sigmoid(),),
+    "aten::gelu": (_gelu,),
+    "aten::logical_not": None,
+    "aten::isnan": None,
+    "aten::isinf": None,
+    "aten::isfinite": None,
+    # -- binary --------------------------------------------------------------------------------
+    "aten::add.Tensor": (lambda grad: grad, lambda grad, alpha: scale(grad, alpha)),
+    "aten::sub.Tensor": (lambda grad: grad, lambda grad, alpha: -scale(grad, alpha)),
+    "aten::mul.Tensor": (lambda grad, other: grad * other, lambda grad, self: grad * self),
+    "aten::div.Tensor": (
+        lambda grad, other: grad / other,
+        lambda grad, other, result: -grad * result / other,
+    ),
+    "aten::div.Tensor_mode": (
+        lambda grad, other, rounding_mode: grad / other if rounding_mode is None else zeros(grad),
+        lambda grad, other, result, rounding_mode: (
+            -grad * result / other if rounding_mode is None else zeros(grad)
+        ),
+    ),
+    "aten::maximum": (
+        lambda grad, self, other: grad * ((self > other) + (self == other) * 0.5),
+        lambda grad, self, other: grad * ((other > self) + (self == other) * 0.5),
+    ),
+    "aten::minimum": (
+        lambda grad, self, other: grad * ((self < other) + (self == other) * 0.5),
+        lambda grad, self, other: grad * ((other < self) + (self == other) * 0.5),
+    ),
+    "aten::atan2": (
+        lambda grad, self, other: grad * other / (self * self + other * other),
+        lambda grad, self, other: -grad * self / (self * self + other * other),
+    ),
+    "aten::hypot": (
+        lambda grad, self, result: grad * self / result,
+        lambda grad, other, result: grad * other / result,
+    ),
+    "aten::copysign": (lambda grad, self, result: grad * self.sign() * result.sign(), None),
+    "aten::remainder.Tensor": (
+        lambda grad: grad,
+        lambda grad, self, other: -grad * (self / other).floor(),
+    ),
+    "aten::fmod.Tensor": (
+        lambda grad: grad,
+        lambda grad, self, other: -grad * (self / other).trunc(),
+    ),
+    "aten::pow.Tensor_Tensor": (
+        lambda grad, self, exponent: grad * exponent * self ** (exponent - 1),
+        _pow_exponent,
+    ),
+    "aten::where.self": (
+        None,
+        lambda grad, condition: _where(condition, grad, 0.0),
+        lambda grad, condition: _where(condition, 0.0, grad),
+    ),
+    # -- copy, fill, random: the old value of self gets no gradient ----------------------------
+    "aten::copy_": (lambda grad: zeros(grad), lambda grad: grad),
+    "aten::fill_.Scalar": (lambda grad: zeros(grad),),
+    "aten::uniform_": (lambda grad: zeros(grad),),
+    "aten::normal_": (lambda grad: zeros(grad),),
+    "aten::random_.from": (lambda grad: zeros(grad),),
+}
+
+#: Outputs of these are bool or int: never differentiable.
+for _name in (
+    "eq.Tensor",
+    "ne.Tensor",
+    "lt.Tensor",
+    "le.Tensor",
+    "gt.Tensor",
+    "ge.Tensor",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and.Tensor",
+    "bitwise_or.Tensor",
+    "bitwise_xor.Tensor",
+    "bitwise_left_shift.Tensor",
+    "bitwise_right_shift.Tensor",
+):
+    FORMULAS["aten::" + _name] = None

@@ -1,0 +1,125 @@
+"""Default formulas for reductions, matrix products, views and copies.
+
+Rules (Note [Formula parameters] in ``ember/autograd/kernel.py``):
+
+* reductions put the reduced dims back (``expand_back``) and broadcast;
+* ``matmul``/``mm``/``mv``/``dot`` are Composites whose decomposition builds raw
+  broadcast views, so they get formulas of their own (in matmul itself, so double
+  backward works); ``bmm`` is the primitive under them;
+* views read only metadata (``self_shape``, geometries): a view never saves its
+  input, so changing the input in place later does not invalidate the graph;
+  strided views (select, slice, narrow, diagonal, as_strided, basic indexing) take
+  the gradient back with ``restride``;
+* composites without an entry (factories, ``rsub``, ``floor_divide``, ``zero_``)
+  pass through and their inner operators record history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.autograd.formulas._helpers import count, expand_back, restride
+
+__all__ = ["FORMULAS"]
+
+
+def _amax_grad(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool) -> Any:
+    mask = self == expand_back(result, self.shape, dim, keepdim)
+    n = expand_back(mask.sum(dim if dim else None, True), self.shape, dim, True)
+    return expand_back(grad, self.shape, dim, keepdim) * mask / n
+
+
+def _mm_self(grad: Any, self: Any, other: Any) -> Any:
+    if self.ndim == 1 and other.ndim == 1:
+        return grad * other
+    if other.ndim == 1:
+        g = grad.unsqueeze(-1) * other
+        return g if self.ndim > 1 else g.squeeze(-2)
+    if self.ndim == 1:
+        return (grad.unsqueeze(-2) @ other.mT).squeeze(-2)
+    return grad @ other.mT
+
+
+def _mm_other(grad: Any, self: Any, other: Any) -> Any:
+    if self.ndim == 1 and other.ndim == 1:
+        return grad * self
+    if self.ndim == 1:
+        g = self.unsqueeze(-1) * (grad if other.ndim == 1 else grad.unsqueeze(-2))
+        return g if other.ndim > 1 else g.squeeze(-1)
+    if other.ndim == 1:
+        return (self.mT @ grad.unsqueeze(-1)).squeeze(-1)
+    return self.mT @ grad
+
+
+def _inverse(dims: Any) -> list[int]:
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d % n if n else 0] = i
+    return inv
+
+
+def _strided(grad: Any, self_geometry: Any, result_geometry: Any) -> Any:
+    return restride(grad, result_geometry, self_geometry)
+
+
+_RESHAPE = (lambda grad, self_shape: grad.reshape(self_shape),)
+_STRIDED = (_strided,)
+_SAME = (lambda grad: grad,)
+
+FORMULAS: dict[str, Any] = {
+    # -- reductions ----------------------------------------------------------------------------
+    "aten::sum.dim_IntList": (
+        lambda grad, self_shape, dim, keepdim: expand_back(grad, self_shape, dim, keepdim),
+    ),
+    "aten::mean.dim": (
+        lambda grad, self_shape, dim, keepdim: expand_back(grad, self_shape, dim, keepdim).div(
+            max(count(self_shape, dim), 1)
+        ),
+    ),
+    "aten::prod.dim_IntList": (
+        lambda grad, self, result, dim, keepdim: (
+            expand_back(grad * result, self.shape, dim, keepdim) / self
+        ),
+    ),
+    "aten::amax": (_amax_grad,),
+    "aten::amin": (_amax_grad,),
+    "aten::argmax": None,
+    "aten::argmin": None,
+    "aten::all.dims": None,
+    "aten::any.dims": None,
+    # -- matrix products -----------------------------------------------------------------------
+    "aten::bmm": (
+        lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
+        lambda grad, self: self.transpose(1, 2).bmm(grad),
+    ),
+    "aten::matmul": (_mm_self, _mm_other),
+    "aten::mm": (lambda grad, mat2: grad @ mat2.t(), lambda grad, self: self.t() @ grad),
+    "aten::mv": (lambda grad, vec: grad.unsqueeze(-1) * vec, lambda grad, self: self.t() @ grad),
+    "aten::dot": (lambda grad, tensor: grad * tensor, lambda grad, self: grad * self),
+    # -- views ---------------------------------------------------------------------------------
+    "aten::view": _RESHAPE,
+    "aten::reshape": _RESHAPE,
+    "aten::squeeze": _RESHAPE,
+    "aten::squeeze.dim": _RESHAPE,
+    "aten::squeeze.dims": _RESHAPE,
+    "aten::unsqueeze": _RESHAPE,
+    "aten::flatten.using_ints": _RESHAPE,
+    "aten::unflatten.int": _RESHAPE,
+    "aten::alias": _SAME,
+    "aten::expand": _SAME,  # the engine sums the gradient back to the input's shape
+    "aten::permute": (lambda grad, dims: grad.permute(_inverse(dims)),),
+    "aten::transpose.int": (lambda grad, dim0, dim1: grad.transpose(dim0, dim1),),
+    "aten::t": (lambda grad: grad.t(),),
+    "aten::as_strided": _STRIDED,
+    "aten::narrow": _STRIDED,
+    "aten::select.int": _STRIDED,
+    "aten::slice.Tensor": _STRIDED,
+    "aten::diagonal": _STRIDED,
+    "aten::view.dtype": None,
+    "aten::detach": None,
+    # -- copies (the engine casts the gradient back to the input's dtype and device) -----------
+    "aten::clone": _SAME,
+    "aten::contiguous": _SAME,
+    "aten::_to_copy": _SAME,
+}

@@ -1,0 +1,183 @@
+"""Graph nodes: what ``grad_fn`` points at, and the saved values a node keeps.
+
+A ``Node`` maps the gradients of its outputs to the gradients of its inputs
+(``apply``); ``next_edges`` says where each input gradient flows: ``(node,
+output_nr)`` for an input with history, ``(AccumulateGrad, 0)`` for a leaf that
+requires grad, ``None`` for an input that does not require grad. Must always hold:
+
+* ``len(next_edges) == len(input_meta)``; ``input_meta[i]`` is the (shape, dtype,
+  device) the gradient for input ``i`` must have (the engine reduces broadcast
+  gradients and casts to it, Note [Gradient layout]);
+* a ``SavedTensor`` remembers its tensor's storage version when it was saved, and
+  unpacking it after an in-place change raises PyTorch's error;
+* after a backward without ``retain_graph`` a node's saved values are released and
+  running it again raises "Trying to backward through the graph a second time".
+
+Note [Gradient layout]
+    Formulas return gradients in the shape the arithmetic gives (the output's shape
+    for ``a + b`` with broadcasting, the output dtype for mixed-dtype ops). The
+    engine, not each formula, sums a gradient back to its input's shape and casts it
+    to the input's dtype and device, so every formula stays one line.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ember.core.tensor import Tensor
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "edge_of", "accumulator"]
+
+Edge = tuple["Node", int] | None
+Meta = tuple[tuple[int, ...], Any, Any]
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list[Any], fn: Any) -> None:
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+class Node:
+    """One recorded operation (``tensor.grad_fn``).
+
+    Examples:
+        >>> import ember
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> y.grad_fn.name()
+        'MulBackward0'
+        >>> y.grad_fn.next_functions[0][0].name()
+        'AccumulateGrad'
+    """
+
+    def __init__(self) -> None:
+        self.next_edges: list[Edge] = []
+        self.input_meta: list[Meta | None] = []
+        self.n_outputs = 1
+        self._pre_hooks: list[Callable[..., Any]] = []
+        self._post_hooks: list[Callable[..., Any]] = []
+        #: output_nr -> tensor hooks (``Tensor.register_hook`` on a non-leaf)
+        self._tensor_hooks: dict[int, list[Callable[..., Any]]] = {}
+        #: output_nr -> weak reference to a non-leaf tensor that called retain_grad()
+        self._retain: dict[int, weakref.ref[Tensor]] = {}
+        self.metadata: dict[str, Any] = {}
+        self._released = False
+
+    # -- the PyTorch surface ------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return tuple((None, 0) if e is None else e for e in self.next_edges)
+
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    def __call__(self, *grads: Any) -> Any:
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- what subclasses implement ------------------------------------------------------------
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved values (after a backward without retain_graph)."""
+        self._released = True
+
+
+class SavedTensor:
+    """A tensor a node keeps for backward, with its version at save time."""
+
+    __slots__ = ("tensor", "version", "producer", "is_output")
+
+    def __init__(self, t: Tensor, is_output: bool = False) -> None:
+        self.tensor: Tensor | None = t
+        self.version = t._storage.version
+        fn = t.grad_fn
+        self.producer = None if fn is None else fn.name()
+        self.is_output = is_output
+
+    def unpack(self, node: Node) -> Tensor:
+        t = self.tensor
+        if t is None:
+            raise RuntimeError(FREED)
+        if t._storage.version != self.version:
+            from ember.core.tensor import _LEGACY_NAMES
+
+            kind = _LEGACY_NAMES.get(t._dtype.name, "Tensor")
+            producer = (node.name() if self.is_output else self.producer) or ""
+            which = f", which is output 0 of {producer.split('Backward')[0]}," if producer else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [ember.{kind} {list(t._shape)}]{which} is at version "
+                f"{t._storage.version}; expected version {self.version} instead. Hint: the "
+                f"value was saved for {node.name()}; compute the in-place update out of place "
+                "or clone() the tensor before modifying it."
+            )
+        return t
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor's gradient: runs its hooks and adds into ``.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self.input_meta = []
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise RuntimeError("AccumulateGrad is run by the engine")  # pragma: no cover
+
+
+def accumulator(t: Tensor) -> AccumulateGrad:
+    """The (one) AccumulateGrad node of leaf ``t``; the tensor holds it weakly."""
+    ref = t.__dict__.get("_grad_acc")
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t.__dict__["_grad_acc"] = weakref.ref(acc)
+    return acc
+
+
+def edge_of(t: Any) -> Edge:
+    """Where the gradient for input ``t`` flows (None when it needs none)."""
+    fn = getattr(t, "grad_fn", None)
+    if fn is not None:
+        return (fn, t.__dict__.get("_output_nr", 0))
+    if getattr(t, "_requires_grad", False):
+        return (accumulator(t), 0)
+    return None
+
+
+def meta_of(t: Tensor) -> Meta:
+    return (tuple(t._shape), t._dtype, t._device)
