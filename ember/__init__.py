@@ -35,6 +35,7 @@ from ember.core.api import (
     min,
     numel,
     ones,
+    pow,
     prod,
     rand,
     randint,

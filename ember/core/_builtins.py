@@ -88,7 +88,6 @@ DUNDERS = {
     "__itruediv__": "div_.Tensor",
     "__floordiv__": "floor_divide",
     "__mod__": "remainder.Tensor",
-    "__pow__": "pow.Tensor_Tensor",
     "__ipow__": "pow_.Tensor",
     "__eq__": "eq.Tensor",
     "__ne__": "ne.Tensor",

@@ -204,6 +204,24 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
+    """``input ** exponent``; integer tensors refuse negative integer scalar exponents.
+
+    Examples:
+        >>> import ember
+        >>> ember.pow(ember.tensor([1, 2, 3]), 2)
+        tensor([1, 4, 9])
+    """
+    if (
+        type(exponent) is int
+        and exponent < 0
+        and isinstance(input, Tensor)
+        and input._dtype.category != dt.FLOAT
+    ):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return ops.aten.pow.Tensor_Tensor(input, exponent)  # type: ignore[no-any-return]
+
+
 def _tensor_div(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return div(self, other, rounding_mode=rounding_mode)
 
@@ -214,6 +232,8 @@ def _tensor_div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) 
     return ops.aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
 
 
+Tensor.pow = pow  # type: ignore[attr-defined]
+Tensor.__pow__ = pow  # type: ignore[method-assign,assignment]
 Tensor.div = _tensor_div  # type: ignore[attr-defined]
 Tensor.divide = _tensor_div  # type: ignore[attr-defined]
 Tensor.div_ = _tensor_div_  # type: ignore[attr-defined]
