@@ -1,7 +1,8 @@
 """Checkpoint speed: ember.save / ember.load vs torch.save / torch.load in one run.
 
 Saves and loads a 400 MB state_dict (40 float32 tensors of 10 MB) with each library, plus an
-mmap load with each, and prints the median of several runs and the ember/torch ratios.
+mmap load with each, and prints the median of several runs (ember and torch calls alternate)
+and the ember/torch ratios.
 
     python benchmarks/checkpoint.py [--repeat 5] [--dir DIR]
 """
@@ -18,14 +19,20 @@ from collections.abc import Callable
 import numpy as np
 
 
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm the page cache and the code paths
-    times = []
+def median_times(
+    ef: Callable[[], object], tf: Callable[[], object], repeat: int
+) -> tuple[float, float]:
+    """Medians of ``repeat`` timed calls of each, alternating ember and torch calls so that
+    load from other jobs on the machine falls on both alike."""
+    ef()  # warm the page cache and the code paths
+    tf()
+    et, tt = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for fn, times in ((ef, et), (tf, tt)):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(et), statistics.median(tt)
 
 
 def main() -> None:
@@ -62,10 +69,12 @@ def main() -> None:
     ]
     ember.save(esd, ep)
     torch.save(tsd, tp)
+    os.sync()
     print(f"400 MB state_dict (40 x 10 MB float32), median of {args.repeat}")
     print(f"{'op':<13} {'ember (s)':>10} {'torch (s)':>10} {'ember/torch':>12}")
     for name, ef, tf in rows:
-        e, t = median_time(ef, args.repeat), median_time(tf, args.repeat)
+        e, t = median_times(ef, tf, args.repeat)
+        os.sync()  # flush the saves' dirty pages: writeback would steal CPU from the next row
         print(f"{name:<13} {e:>10.4f} {t:>10.4f} {e / t:>12.2f}")
     for p in (ep, tp):
         os.unlink(p)

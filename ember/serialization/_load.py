@@ -116,10 +116,13 @@ def _load_file(
     if mm is None:
         data_prefix = f"{prefix}/data/"
         ctx.prefetched = reader.prefetch(
-            [e for e in reader.entries if e.name.startswith(data_prefix)]
+            [e for e in reader.entries if e.name.startswith(data_prefix)], ctx.limits.verify_crc
         )
     try:
         obj, _ = ctx.unpickle(pkl.data, lambda pid: ctx.zip_storage(reader, prefix, mm, pid))
+        # Records the pickle did not use were read too: a CRC mismatch there still fails the load.
+        for pending in ctx.prefetched.values():
+            pending.result()
     finally:
         reader.close_prefetch()
     return obj

@@ -16,7 +16,9 @@ on a malformed file is a ``CheckpointError``.
 
 from __future__ import annotations
 
+import functools
 import io
+import mmap
 import os
 import struct
 import zlib
@@ -38,10 +40,106 @@ _LOC64 = b"PK\x06\x07"
 _DESC = b"PK\x07\x08"
 _BIG = 0xFFFFFFFF
 _CHUNK = 16 << 20
+# Loading: a record is read in pieces of _PIECE bytes, each CRC'd right after it is read (still in
+# cache); prefetch splits records into _SEGMENT-byte jobs for the worker threads.
+_PIECE = 256 << 10
+_SEGMENT = 4 << 20
+_MAX_THREADS = 4
+_ANON_MIN = 4 << 20
+_POLY = 0xEDB88320  # CRC-32 polynomial, bit-reflected (bit 31 is x^0)
 
 
 def _crc(buf: Any, crc: int = 0) -> int:
     return zlib.crc32(buf, crc)
+
+
+def _gf2_mul(a: int, b: int) -> int:
+    """a * b modulo the CRC-32 polynomial, both in the bit-reflected representation."""
+    prod = 0
+    m = 1 << 31
+    while m and a:
+        if a & m:
+            prod ^= b
+            a ^= m
+        m >>= 1
+        b = (b >> 1) ^ _POLY if b & 1 else b >> 1
+    return prod
+
+
+@functools.lru_cache(maxsize=64)
+def _x_pow_8n(n: int) -> int:
+    """x^(8n) modulo the CRC-32 polynomial (bit-reflected), by repeated squaring."""
+    result = 1 << 31  # x^0
+    sq = 1 << 23  # x^8
+    while n:
+        if n & 1:
+            result = _gf2_mul(result, sq)
+        n >>= 1
+        if n:
+            sq = _gf2_mul(sq, sq)
+    return result
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """``zlib.crc32(a + b)`` from ``crc1 = zlib.crc32(a)``, ``crc2 = zlib.crc32(b)``, ``len(b)``.
+
+    Appending ``len2`` bytes multiplies the CRC register by x^(8*len2); the pre- and
+    post-conditioning of CRC-32 cancel out between the two halves, leaving this XOR.
+    """
+    return _gf2_mul(crc1, _x_pow_8n(len2)) ^ crc2
+
+
+def _buffer(n: int) -> np.ndarray:
+    """A fresh writable uint8 buffer of ``n`` bytes for a record read from a file.
+
+    Buffers of ``_ANON_MIN`` bytes or more are private anonymous mappings (ordinary pages,
+    faulted in by the read) instead of ``np.empty``: numpy asks for transparent huge pages on
+    large arrays, and faulting those in made loads 2-6x slower and erratic on the development
+    VM (measured; docs/serialization.md). Small buffers stay ``np.empty`` (one mapping each
+    would run into the process's limit on mappings for checkpoints with many small records).
+    """
+    if n >= _ANON_MIN:
+        return np.frombuffer(mmap.mmap(-1, n), np.uint8)
+    return np.empty(n, np.uint8)
+
+
+def _read_segment(fd: int, mv: memoryview, start: int, name: str, verify: bool) -> int:
+    """Read ``len(mv)`` bytes at ``start`` into ``mv``; their CRC-32 (0 unless ``verify``)."""
+    crc = 0
+    p = 0
+    n = len(mv)
+    while p < n:
+        got = os.preadv(fd, [mv[p : p + _PIECE]], start + p)
+        if got <= 0:
+            raise CheckpointError(f"corrupt checkpoint: record {name!r} is truncated")
+        if verify:
+            crc = zlib.crc32(mv[p : p + got], crc)
+        p += got
+    return crc
+
+
+class _Pending:
+    """A record being read by ``ZipReader.prefetch``; ``result()`` waits for it and checks it."""
+
+    def __init__(self, reader: ZipReader, e: Entry, out: np.ndarray, segs: list[Any], check: bool):
+        self.reader = reader
+        self.e = e
+        self.out = out
+        self.segs = segs
+        self.check = check
+
+    def result(self) -> np.ndarray:
+        crc = 0
+        left = self.e.usize
+        for fut in self.segs:
+            seg_crc = fut.result()  # raises the segment's CheckpointError (short read)
+            n = min(_SEGMENT, left)
+            left -= n
+            if self.check:
+                crc = crc32_combine(crc, seg_crc, n)
+        if self.check:
+            self.reader._check_crc(self.e, crc)
+        return self.out
 
 
 class ZipWriter:
@@ -264,35 +362,33 @@ class ZipReader:
                 budget[0] -= e.usize
             out = self._inflate(e, start)
         else:
-            out = np.empty(e.usize, np.uint8)
+            out = _buffer(e.usize)
             self.f.seek(start)
             mv = memoryview(out.data)
-            crc_fut = None
-            pool = ThreadPoolExecutor(1) if verify and e.crc and e.usize > _CHUNK else None
             crc = 0
-            for p in range(0, e.usize, _CHUNK):
-                chunk = mv[p : p + _CHUNK]
-                got = self.f.readinto(chunk)  # type: ignore[attr-defined]
-                if got != len(chunk):
+            for p in range(0, e.usize, _PIECE):
+                piece = mv[p : p + _PIECE]
+                got = self.f.readinto(piece)  # type: ignore[attr-defined]
+                if got != len(piece):
                     raise CheckpointError(f"corrupt checkpoint: record {e.name!r} is truncated")
-                if pool is not None:
-                    prev = crc_fut
-                    crc_fut = pool.submit(
-                        lambda c, pf: _crc(c, pf.result() if pf else 0), chunk, prev
-                    )
-            if pool is not None:
-                crc = crc_fut.result() if crc_fut else 0
-                pool.shutdown()
+                if verify and e.crc:
+                    crc = zlib.crc32(piece, crc)
+            if verify and e.crc:
                 self._check_crc(e, crc)
-                return out
+            return out
         if verify and e.crc:
             self._check_crc(e, _crc(out))
         return out
 
-    def prefetch(self, entries: list[Entry], verify: bool = True) -> dict[str, Any]:
-        """Start reading stored records on worker threads (``pread``): name -> Future of bytes.
+    def prefetch(self, entries: list[Entry], verify: bool = True) -> dict[str, _Pending]:
+        """Start reading the stored records on worker threads: name -> ``_Pending``.
 
-        Only for real files; the sizes were checked against the file size by ``data_offset``.
+        Each record is read straight into its final uint8 buffer with ``os.preadv`` in segments
+        of at most ``_SEGMENT`` bytes, spread over one thread per core; a segment's CRC-32 is
+        computed piece by piece right after each piece is read (while it is in cache) and the
+        segment CRCs are combined. ``_Pending.result()`` raises ``CheckpointError`` on a CRC
+        mismatch or a short read. Only for real files (``{}`` otherwise); the sizes are checked
+        against the file size by ``data_offset`` before any read.
         """
         try:
             fd = self.f.fileno()
@@ -300,27 +396,26 @@ class ZipReader:
             return {}
         if not hasattr(os, "preadv"):
             return {}
-        pool = ThreadPoolExecutor(min(4, os.cpu_count() or 1))
+        try:
+            ncpu = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            ncpu = os.cpu_count() or 1
+        pool = ThreadPoolExecutor(max(1, min(_MAX_THREADS, ncpu)))
         self._prefetch_pool = pool
-
-        def job(e: Entry, start: int) -> np.ndarray:
-            out = np.empty(e.usize, np.uint8)
-            mv = memoryview(out.data)
-            p = 0
-            while p < e.usize:
-                got = os.preadv(fd, [mv[p : p + _CHUNK]], start + p)
-                if got <= 0:
-                    raise CheckpointError(f"corrupt checkpoint: record {e.name!r} is truncated")
-                p += got
-            if verify and e.crc:
-                self._check_crc(e, _crc(out))
-            return out
-
-        futs = {}
+        pending = {}
         for e in entries:
-            if e.method == 0 and e.usize:
-                futs[e.name] = pool.submit(job, e, self.data_offset(e))
-        return futs
+            # by_name keeps a name's first entry: a duplicate name must not replace its data
+            if e.method == 0 and e.usize and self.by_name.get(e.name) is e:
+                start = self.data_offset(e)
+                out = _buffer(e.usize)
+                mv = memoryview(out.data)
+                check = verify and e.crc != 0
+                segs = [
+                    pool.submit(_read_segment, fd, mv[p : p + _SEGMENT], start + p, e.name, check)
+                    for p in range(0, e.usize, _SEGMENT)
+                ]
+                pending[e.name] = _Pending(self, e, out, segs, check)
+        return pending
 
     def close_prefetch(self) -> None:
         pool = getattr(self, "_prefetch_pool", None)
@@ -336,7 +431,7 @@ class ZipReader:
 
     def _inflate(self, e: Entry, start: int) -> np.ndarray:
         d = zlib.decompressobj(-15)
-        out = np.empty(e.usize, np.uint8)
+        out = _buffer(e.usize)
         mv = memoryview(out.data)
         pos = 0
         self.f.seek(start)

@@ -220,6 +220,47 @@ def test_crc_mismatch_detected():
         load(bytes(data))
 
 
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("how", ["path", "fileobj"])
+def test_flipped_byte_in_large_record_detected(tmp_path, where, how):
+    # 12 MB: several read segments and CRC pieces, so the per-segment CRCs are combined
+    a = np.arange(3 << 20, dtype=np.float32)
+    path = tmp_path / "big.pt"
+    ember.save({"small": ember.arange(3.0), "big": ember.from_numpy(a)}, path)
+    data = bytearray(path.read_bytes())
+    start = data.find(a[:4].tobytes())
+    i = {"first": start, "middle": start + a.nbytes // 2 + 12345, "last": start + a.nbytes - 1}
+    data[i[where]] ^= 0x01
+    path.write_bytes(bytes(data))
+    src = path if how == "path" else io.BytesIO(bytes(data))
+    with pytest.raises(CheckpointError, match="CRC-32 mismatch in record 'big/data/1'"):
+        ember.load(src)
+    off = ember.load(path, limits=ember.serialization.LoadLimits(verify_crc=False))
+    assert off["big"].numpy().tobytes() != a.tobytes()
+    assert ember.load(path, mmap=True)["small"].tolist() == [0.0, 1.0, 2.0]  # mmap: no CRC check
+
+
+def test_corrupt_record_not_used_by_the_pickle_still_fails(tmp_path):
+    pkl = b"\x80\x02" + rebuild(pid("FloatStorage", "0", 3), 0, (3,), (1,)) + b"."
+    rec = {"data/0": np.float32([1, 2, 3]).tobytes(), "data/1": bytes(range(200)) * 50}
+    data = bytearray(make_checkpoint(pkl, rec))
+    assert ember.load(io.BytesIO(bytes(data))).tolist() == [1.0, 2.0, 3.0]
+    data[data.find(bytes(range(200))) + 7] ^= 0xFF
+    path = tmp_path / "x.pt"
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="CRC-32 mismatch in record 'archive/data/1'"):
+        ember.load(path)
+
+
+def test_crc32_combine_matches_zlib():
+    from ember.serialization._zip import crc32_combine
+
+    rng = np.random.default_rng(1)
+    for la, lb in [(0, 0), (0, 7), (7, 0), (1, 1), (1000, 3), (3, 5 << 20), (4 << 20, 123)]:
+        x, y = rng.bytes(la), rng.bytes(lb)
+        assert crc32_combine(zlib.crc32(x), zlib.crc32(y), lb) == zlib.crc32(x + y)
+
+
 @pytest.mark.parametrize("cut", ["half", "100", "eocd", "cd", "empty", "text", "random"])
 def test_truncated_and_garbage_files(cut):
     buf = io.BytesIO()
