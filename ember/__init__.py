@@ -5,6 +5,8 @@ operator schema); device backends are plugins loaded on first use of their
 name. This module re-exports the public API under PyTorch's names.
 """
 
+from typing import Any
+
 from ember import autograd, library
 from ember._version import __version__
 from ember.autograd.grad_mode import (
@@ -73,6 +75,18 @@ from ember.serialization import load, save
 
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
+
+_LAZY_SUBMODULES = ("nn", "optim", "utils")
+
+
+def __getattr__(name: str) -> Any:
+    # nn/optim/utils import on first use, so `import ember` stays as fast as the core.
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ember.{name}")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
 
 float = float32  # noqa: A001 - PyTorch's aliases
 double = float64
@@ -153,6 +167,9 @@ __all__ = sorted(
         "save",
         "load",
         "serialization",
+        "nn",
+        "optim",
+        "utils",
     ]
     + sorted(_builtins.functions)
 )

@@ -233,7 +233,7 @@ def _tensor_div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) 
 
 
 Tensor.pow = pow  # type: ignore[attr-defined]
-Tensor.__pow__ = pow  # type: ignore[method-assign,assignment]
+setattr(Tensor, "__pow__", pow)  # noqa: B010 - assigning the dunder confuses mypy
 Tensor.div = _tensor_div  # type: ignore[attr-defined]
 Tensor.divide = _tensor_div  # type: ignore[attr-defined]
 Tensor.div_ = _tensor_div_  # type: ignore[attr-defined]

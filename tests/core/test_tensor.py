@@ -179,6 +179,9 @@ def test_public_names_are_pinned():
         "zeros",
         "zeros_like",
         "__version__",
+        "nn",
+        "optim",
+        "utils",
     }
     assert set(ember.__all__) == expected
     for name in ember.__all__:

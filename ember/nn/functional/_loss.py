@@ -1,0 +1,252 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""Loss functions of ``ember.nn.functional``, composed from ember operators.
+
+Class-index losses build a one-hot mask ``target.unsqueeze(1) == arange(C)``
+and reduce with it, so no gather kernel is needed and autograd gives the
+gradients. Reductions follow PyTorch: weighted ``mean`` divides by the sum of
+the weights of non-ignored targets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ember
+from ember.core.tensor import Tensor
+from ember.nn.functional._activation import log_softmax
+
+__all__ = [
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "cosine_embedding_loss",
+]
+
+
+def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "mean" if (size_average and reduce) else ("sum" if reduce else "none")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(
+    input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+    reduction: str = "mean", weight: Tensor | None = None,
+) -> Tensor:  # fmt: skip
+    """Mean squared error.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([0.0, 0.0]))
+        tensor(5.)
+    """
+    d = input - target
+    loss = d * d
+    return _reduce(
+        loss * weight if weight is not None else loss, _legacy(size_average, reduce, reduction)
+    )
+
+
+def l1_loss(
+    input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+    reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    return _reduce((input - target).abs(), _legacy(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+    reduction: str = "mean", beta: float = 1.0,
+) -> Tensor:  # fmt: skip
+    d = (input - target).abs()
+    if beta == 0.0:
+        loss = d
+    else:
+        loss = ember.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:  # fmt: skip
+    d = (input - target).abs()
+    loss = ember.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def _class_mask(target: Tensor, c: int, ndim: int) -> Tensor:
+    """Bool (N, C, d1, ...) mask with True at each target's class (all False when ignored)."""
+    cls = ember.arange(c, device=target.device).reshape(1, c, *([1] * (ndim - 2)))
+    return target.unsqueeze(1) == cls
+
+
+def _batched(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
+    if input.ndim == 1:
+        return input.unsqueeze(0), target.reshape(1), True
+    return input, target, False
+
+
+def nll_loss(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+    ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    reduction = _legacy(size_average, reduce, reduction)
+    x, t, unbatched = _batched(input, target)
+    if x.shape[0] != t.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]})."
+        )
+    c = x.shape[1]
+    hot = _class_mask(t, c, x.ndim).to(x.dtype)
+    if weight is not None:
+        hot = hot * weight.reshape(1, c, *([1] * (x.ndim - 2)))
+    hot = hot * (t != ignore_index).unsqueeze(1).to(x.dtype)
+    loss = -(x * hot).sum(1)
+    if reduction == "none":
+        return loss.reshape(()) if unbatched else loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / hot.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+    ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:  # fmt: skip
+    """Cross entropy of logits with class indices or class probabilities.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> round(F.cross_entropy(ember.zeros(2, 4), ember.tensor([1, 3])).item(), 4)
+        1.3863
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 0 if input.ndim == 1 else 1
+    c = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    wshape = (c,) if cdim == 0 else (1, c, *([1] * (input.ndim - 2)))
+    if target.dtype.is_floating_point:  # class probabilities
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"Expected target size {list(input.shape)}, got {list(target.shape)}"
+            )
+        if label_smoothing > 0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // c) if input.numel() else loss.sum()
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    x, t, unbatched = _batched(logp, target)
+    keep = (t != ignore_index).to(x.dtype)
+    per_class = x * weight.reshape(1, c, *([1] * (x.ndim - 2))) if weight is not None else x
+    smooth = -per_class.sum(1) * keep
+    if reduction == "none":
+        smooth = smooth.reshape(()) if unbatched else smooth
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    elif weight is not None:
+        hot = _class_mask(t, c, x.ndim).to(x.dtype) * weight.reshape(1, c, *([1] * (x.ndim - 2)))
+        smooth = smooth.sum() / (hot.sum(1) * keep).sum()
+    else:
+        smooth = smooth.sum() / keep.sum()
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+    reduce: Any = None, reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    floor = ember.full((), -100.0, dtype=input.dtype, device=input.device)
+    loss = -(
+        target * ember.maximum(input.log(), floor)
+        + (1.0 - target) * ember.maximum((1.0 - input).log(), floor)
+    )
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+    reduce: Any = None, reduction: str = "mean", pos_weight: Tensor | None = None,
+) -> Tensor:  # fmt: skip
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    # log(1 + exp(-x)) without overflow: relu(-x) + log1p(exp(-|x|)).
+    log1pexp = (-input).relu() + (-input.abs()).exp().log1p()
+    if pos_weight is not None:
+        loss = (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * log1pexp
+    else:
+        loss = (1.0 - target) * input + log1pexp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def kl_div(
+    input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+    reduction: str = "mean", log_target: bool = False,
+) -> Tensor:  # fmt: skip
+    reduction = _legacy(size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        safe = ember.where(target > 0, target, ember.ones_like(target))
+        loss = target * safe.log() - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+    size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    eps = 1e-12
+    dim = input1.ndim - 1
+    prod = (input1 * input2).sum(dim)
+    denom = (((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)).sqrt()
+    cos = prod / denom
+    zeros = ember.zeros_like(cos)
+    pos = ember.where(target == 1, 1.0 - cos, zeros)
+    neg = ember.where(target == -1, (cos - margin).relu(), zeros)
+    return _reduce(pos + neg, _legacy(size_average, reduce, reduction))

@@ -1,0 +1,77 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""Gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``), in place under no_grad.
+
+The total norm is computed on the device from per-parameter norms; the scale
+``min(1, max_norm / (norm + 1e-6))`` is applied with one ``mul_`` per gradient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import ember
+from ember.autograd.grad_mode import no_grad
+from ember.core.tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+
+def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
+    ps = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    return [p.grad for p in ps if p.grad is not None]
+
+
+def clip_grad_norm_(
+    parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+    error_if_nonfinite: bool = False, foreach: bool | None = None,
+) -> Tensor:  # fmt: skip
+    """Scale gradients so their joint ``norm_type`` norm is at most ``max_norm``.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.zeros(2))
+        >>> p.grad = ember.tensor([3.0, 4.0])
+        >>> ember.nn.utils.clip_grad_norm_([p], 1.0).item()
+        5.0
+        >>> [round(v, 4) for v in p.grad.tolist()]
+        [0.6, 0.8]
+    """
+    grads = _grads(parameters)
+    if not grads:
+        return ember.tensor(0.0)
+    norm_type = float(norm_type)
+    with no_grad():
+        if norm_type == float("inf"):
+            norms = [g.abs().amax() for g in grads]
+            total = norms[0]
+            for n in norms[1:]:
+                total = ember.maximum(total, n.to(total.dtype))
+        else:
+            acc = None
+            for g in grads:
+                s = (g.abs() ** norm_type).sum()
+                acc = s if acc is None else acc + s.to(acc.dtype)
+            assert acc is not None
+            total = acc ** (1.0 / norm_type)
+        if error_if_nonfinite and not bool(total.isfinite().all()):
+            raise RuntimeError(
+                f"The total norm of order {norm_type} for gradients from `parameters` is "
+                "non-finite, so it cannot be clipped. To disable this error and scale the "
+                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
+            )
+        coef = max_norm / (total + 1e-6)
+        coef = ember.minimum(coef, ember.ones_like(coef))
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
+    return total
+
+
+def clip_grad_value_(
+    parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
+) -> None:
+    """Clamp every gradient element to ``[-clip_value, clip_value]``."""
+    c = float(clip_value)
+    with no_grad():
+        for g in _grads(parameters):
+            g.copy_((g + c).relu() - (g - c).relu() - c)

@@ -1,0 +1,111 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""Adam and AdamW (amsgrad, weight decay, maximize), as PyTorch's single-tensor updates.
+
+State per parameter: ``step`` (float32 0-dim tensor), ``exp_avg``,
+``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``. AdamW decays the
+parameter itself (``p *= 1 - lr * wd``) instead of adding ``wd * p`` to the
+gradient; that is the only difference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.autograd.grad_mode import no_grad
+from ember.optim.optimizer import Optimizer, _params_with_grad
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.Adam([p], lr=0.1)
+        >>> p.grad = ember.tensor([2.0])
+        >>> opt.step()
+        >>> round(p.item(), 4)
+        0.9
+    """
+
+    _decoupled = False
+
+    def __init__(
+        self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+        foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+        differentiable: bool = False, fused: bool | None = None,
+    ) -> None:  # fmt: skip
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable, fused=fused,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._eval_closure(closure)
+        with no_grad():
+            for g in self.param_groups:
+                beta1, beta2 = g["betas"]
+                lr, wd, eps = g["lr"], g["weight_decay"], g["eps"]
+                for p in _params_with_grad(g):
+                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    st = self.state[p]
+                    if "exp_avg" not in st:
+                        st["step"] = ember.tensor(0.0, dtype=ember.float32)
+                        st["exp_avg"] = ember.zeros_like(p)
+                        st["exp_avg_sq"] = ember.zeros_like(p)
+                        if g["amsgrad"]:
+                            st["max_exp_avg_sq"] = ember.zeros_like(p)
+                    step = self._step_count(st, p)
+                    if wd != 0:
+                        if self._decoupled:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            grad = grad.add(p, alpha=wd)
+                    m, v = st["exp_avg"], st["exp_avg_sq"]
+                    m.mul_(beta1).add_(grad, alpha=1 - beta1)
+                    v.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+                    bc1 = 1 - beta1**step
+                    bc2_sqrt = math.sqrt(1 - beta2**step)
+                    if g["amsgrad"]:
+                        vmax = st["max_exp_avg_sq"]
+                        vmax.copy_(ember.maximum(vmax, v))
+                        v = vmax
+                    denom = (v.sqrt() / bc2_sqrt).add_(eps)
+                    p.add_(m / denom, alpha=-lr / bc1)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default ``weight_decay=1e-2``)."""
+
+    _decoupled = True
+
+    def __init__(
+        self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+        maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+        differentiable: bool = False, fused: bool | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+            capturable=capturable, differentiable=differentiable, fused=fused,
+        )  # fmt: skip

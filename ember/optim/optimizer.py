@@ -1,0 +1,200 @@
+"""``ember.optim.Optimizer``: parameter groups, per-parameter state and their state dict.
+
+Invariants: every parameter appears in exactly one group; each group holds every
+key of ``defaults``; ``state`` maps a parameter to its dict of buffers.
+``state_dict()`` names parameters by their position across groups, exactly as
+PyTorch does, so the structures are interchangeable.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ember
+from ember.autograd.grad_mode import enable_grad
+from ember.core.tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required: Any = _Required()
+
+
+class Optimizer:
+    """Base class of optimizers; subclasses implement ``step``.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.ones(2))
+        >>> opt = ember.optim.SGD([p], lr=0.1)
+        >>> p.grad = ember.ones(2)
+        >>> opt.step()
+        >>> [round(v, 4) for v in p.tolist()]
+        [0.9, 0.9]
+        >>> opt.state_dict()["param_groups"][0]["params"]
+        [0]
+    """
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + type(p).__name__
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad = p.grad.detach()
+                    p.grad.zero_()
+
+    def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        mapping: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            for p in g["params"]:
+                mapping.setdefault(id(p), len(mapping))
+            packed["params"] = [mapping[id(p)] for p in g["params"]]
+            groups.append(packed)
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        # ember.Tensor has no __deepcopy__ (copy.deepcopy(t) raises), so clone tensors by hand.
+        state_dict = _copy_tree(state_dict)
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(a["params"]) != len(b["params"]) for a, b in zip(self.param_groups, saved)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = {
+            old: p
+            for a, b in zip(self.param_groups, saved)
+            for old, p in zip(b["params"], a["params"])
+        }
+        self.state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                self.state[p] = {name: self._cast(p, name, value) for name, value in v.items()}
+            else:
+                self.state[k] = v
+        new_groups = []
+        for a, b in zip(self.param_groups, saved):
+            b["params"] = a["params"]
+            new_groups.append(b)
+        self.param_groups = new_groups
+
+    @staticmethod
+    def _cast(p: Tensor, name: str, value: Any) -> Any:
+        if not isinstance(value, Tensor) or name == "step":
+            return value
+        if value.is_floating_point():
+            return value.to(dtype=p.dtype, device=p.device)
+        return value.to(device=p.device)
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for k in sorted(g):
+                if k != "params":
+                    s += f"    {k}: {g[k]}\n"
+        return s + ")"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__
+
+    @staticmethod
+    def _step_count(state: dict[str, Any], p: Tensor) -> float:
+        """Increment and return the parameter's step (a float32 0-dim tensor, as PyTorch)."""
+        if "step" not in state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+        state["step"].add_(1)
+        return float(state["step"].item())
+
+
+def _copy_tree(obj: Any) -> Any:
+    if isinstance(obj, Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, dict):
+        return {k: _copy_tree(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_copy_tree(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_copy_tree(v) for v in obj)
+    return copy.deepcopy(obj)
+
+
+def _params_with_grad(group: dict[str, Any]) -> Iterable[Tensor]:
+    return (p for p in group["params"] if p.grad is not None)

@@ -1,0 +1,71 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize, as PyTorch's.
+
+Each parameter's update is a handful of in-place tensor ops under no_grad; the
+momentum buffer is created from the first gradient (``momentum_buffer`` state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember.autograd.grad_mode import no_grad
+from ember.optim.optimizer import Optimizer, _params_with_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.SGD([p], lr=0.5, momentum=0.9)
+        >>> p.grad = ember.tensor([1.0])
+        >>> opt.step(); opt.step()
+        >>> round(p.item(), 4)
+        -0.45
+    """
+
+    def __init__(
+        self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+        weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+        foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None,
+    ) -> None:  # fmt: skip
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(
+            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+            nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+            fused=fused,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = self._eval_closure(closure)
+        with no_grad():
+            for g in self.param_groups:
+                lr, mom, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
+                for p in _params_with_grad(g):
+                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    if wd != 0:
+                        grad = grad.add(p, alpha=wd)
+                    if mom != 0:
+                        st = self.state[p]
+                        buf = st.get("momentum_buffer")
+                        if buf is None:
+                            buf = st["momentum_buffer"] = grad.clone().detach()
+                        else:
+                            buf.mul_(mom).add_(grad, alpha=1 - damp)
+                        grad = grad.add(buf, alpha=mom) if g["nesterov"] else buf
+                    p.add_(grad, alpha=-lr)
+        return loss

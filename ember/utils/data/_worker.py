@@ -1,0 +1,90 @@
+"""Worker processes of ``DataLoader(num_workers>0)``.
+
+Protocol: the main process sends ``(task_id, indices)`` on a worker's own index
+queue and ``None`` to stop it; the worker answers ``(task_id, payload)`` on the
+shared result queue, where payload is the collated batch with tensors as numpy
+(``_collate.to_host``) or an ``_ExceptionWrapper``. Tasks are dealt
+round-robin, and the main process reorders answers by task id, so batches come
+out in sampler order whatever the timing.
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["WorkerInfo", "get_worker_info", "worker_loop"]
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Any
+
+
+_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """In a worker process, its id, count, seed and dataset copy; None in the main process."""
+    return _info
+
+
+class _ExceptionWrapper:
+    def __init__(self, where: str) -> None:
+        import sys
+
+        exc_type, exc, _ = sys.exc_info()
+        self.exc_type = exc_type
+        self.msg = f"Caught {exc_type.__name__ if exc_type else 'Exception'} {where}.\n" + (
+            "Original " + traceback.format_exc()
+        )
+
+    def reraise(self) -> None:
+        try:
+            err = self.exc_type(self.msg) if self.exc_type else RuntimeError(self.msg)
+        except Exception:  # noqa: BLE001 - exception types with odd constructors
+            err = RuntimeError(self.msg)
+        raise err
+
+
+def worker_loop(
+    dataset: Any, index_queue: Any, result_queue: Any, collate_fn: Callable[[Any], Any],
+    auto_collation: bool, seed: int, worker_id: int, num_workers: int,
+    worker_init_fn: Callable[[int], None] | None,
+) -> None:  # fmt: skip
+    global _info
+    import ember
+    from ember.utils.data._collate import to_host
+
+    ember.manual_seed(seed)
+    random.seed(seed)
+    _info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    init_error = None
+    if worker_init_fn is not None:
+        try:
+            worker_init_fn(worker_id)
+        except Exception:  # noqa: BLE001 - reported to the main process
+            init_error = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+    while True:
+        task = index_queue.get()
+        if task is None:
+            break
+        task_id, indices = task
+        if init_error is not None:
+            result_queue.put((task_id, init_error))
+            continue
+        try:
+            if auto_collation:
+                data = collate_fn([dataset[i] for i in indices])
+            else:
+                data = collate_fn(dataset[indices])
+            payload: Any = to_host(data)
+        except Exception:  # noqa: BLE001 - reported to the main process
+            payload = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+        result_queue.put((task_id, payload))

@@ -1,0 +1,211 @@
+"""``DataLoader``: batches from a dataset through a sampler, in-process or with workers.
+
+Invariant: batches come out in the batch sampler's order for any
+``num_workers``. With workers, each iterator starts its own processes (fork
+on Linux, as PyTorch), keeps at most ``prefetch_factor * num_workers`` tasks in
+flight, and stops and joins them when exhausted, on error, or when collected.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import queue as _queue
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import ember
+from ember.core.random import Generator
+from ember.utils.data import _worker
+from ember.utils.data._collate import default_collate, default_convert, from_host
+from ember.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches.
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(ember.arange(5))
+        >>> [b[0].tolist() for b in DataLoader(ds, batch_size=2)]
+        [[0, 1], [2, 3], [4]]
+    """
+
+    def __init__(
+        self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
+        sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0,
+        collate_fn: Callable[[Any], Any] | None = None, pin_memory: bool = False,
+        drop_last: bool = False, timeout: float = 0, worker_init_fn: Any = None,
+        multiprocessing_context: Any = None, generator: Generator | None = None, *,
+        prefetch_factor: int | None = None, persistent_workers: bool = False,
+    ) -> None:  # fmt: skip
+        if num_workers < 0:
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable "
+                "multiprocessing."
+            )
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set "
+                "prefetch_factor to None."
+            )
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        if sampler is None:
+            sampler = (
+                RandomSampler(dataset, generator=generator)
+                if shuffle
+                else (SequentialSampler(dataset))
+            )
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler: Sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.generator = generator
+        self.prefetch_factor = 2 if prefetch_factor is None else prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.pin_memory = pin_memory
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
+
+    def _index_sampler(self) -> Any:
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def __len__(self) -> int:
+        return len(self._index_sampler())
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.num_workers == 0:
+            return self._single()
+        return _MultiProcessIter(self)
+
+    def _single(self) -> Iterator[Any]:
+        for indices in self._index_sampler():
+            if self._auto_collation:
+                yield self.collate_fn([self.dataset[i] for i in indices])
+            else:
+                yield self.collate_fn(self.dataset[indices])
+
+
+class _MultiProcessIter:
+    def __init__(self, loader: DataLoader) -> None:
+        ctx = loader.multiprocessing_context
+        if ctx is None:
+            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        elif isinstance(ctx, str):
+            ctx = mp.get_context(ctx)
+        self._timeout = loader.timeout or None
+        base_seed = int(ember.randint(0, 2**62, (1,), generator=loader.generator).item())
+        self._result = ctx.Queue()
+        self._index_queues = []
+        self._workers = []
+        n = loader.num_workers
+        for wid in range(n):
+            iq = ctx.Queue()
+            w = ctx.Process(
+                target=_worker.worker_loop,
+                args=(loader.dataset, iq, self._result, loader.collate_fn,
+                      loader._auto_collation, base_seed + wid, wid, n, loader.worker_init_fn),
+                daemon=True,
+            )  # fmt: skip
+            w.start()
+            self._index_queues.append(iq)
+            self._workers.append(w)
+        self._tasks = iter(loader._index_sampler())
+        self._send = 0
+        self._recv = 0
+        self._done = False
+        self._buffer: dict[int, Any] = {}
+        for _ in range(loader.prefetch_factor * n):
+            self._put()
+
+    def _put(self) -> None:
+        try:
+            indices = next(self._tasks)
+        except StopIteration:
+            return
+        self._index_queues[self._send % len(self._workers)].put((self._send, indices))
+        self._send += 1
+
+    def __iter__(self) -> _MultiProcessIter:
+        return self
+
+    def __next__(self) -> Any:
+        if self._recv >= self._send:
+            self._shutdown()
+            raise StopIteration
+        while self._recv not in self._buffer:
+            try:
+                task_id, payload = self._result.get(timeout=self._timeout or 5.0)
+            except _queue.Empty:
+                dead = [w.pid for w in self._workers if not w.is_alive()]
+                if dead or self._timeout:
+                    self._shutdown()
+                    if dead:
+                        raise RuntimeError(
+                            f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited "
+                            "unexpectedly"
+                        ) from None
+                    raise RuntimeError(
+                        f"DataLoader timed out after {self._timeout} seconds"
+                    ) from None
+                continue
+            self._buffer[task_id] = payload
+        payload = self._buffer.pop(self._recv)
+        self._recv += 1
+        self._put()
+        if isinstance(payload, _worker._ExceptionWrapper):
+            self._shutdown()
+            payload.reraise()
+        return from_host(payload)
+
+    def _shutdown(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        for q in self._index_queues:
+            q.put(None)
+        for w in self._workers:
+            w.join(timeout=5)
+            if w.is_alive():
+                w.terminate()
+                w.join()
+        for q in (*self._index_queues, self._result):
+            q.cancel_join_thread()
+            q.close()
+
+    def __del__(self) -> None:
+        try:
+            self._shutdown()
+        except Exception:  # noqa: BLE001, S110 - interpreter teardown
+            pass

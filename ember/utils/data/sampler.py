@@ -1,0 +1,134 @@
+"""Samplers: which indices a DataLoader visits, and how they are grouped into batches.
+
+Random order comes from an ember Generator: a 62-bit seed is drawn from it on
+each ``__iter__`` and seeds numpy's PCG64 for the permutation, so a seeded
+generator reproduces the order (PyTorch's exact permutations are not
+reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sized
+from typing import Any
+
+import numpy as np
+
+import ember
+from ember.core.random import Generator
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    seed = ember.randint(0, 2**62, (1,), generator=generator).item()
+    return np.random.default_rng(int(seed))
+
+
+def _permutation(n: int, generator: Generator | None) -> list[int]:
+    return _rng(generator).permutation(n).tolist()  # type: ignore[no-any-return]
+
+
+class Sampler:
+    """Base class: ``__iter__`` yields dataset indices."""
+
+    def __init__(self, data_source: Any = None) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation (or ``num_samples`` draws with replacement).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import RandomSampler
+        >>> a = list(RandomSampler(range(5), generator=ember.Generator().manual_seed(0)))
+        >>> b = list(RandomSampler(range(5), generator=ember.Generator().manual_seed(0)))
+        >>> a == b, sorted(a)
+        (True, [0, 1, 2, 3, 4])
+    """
+
+    def __init__(
+        self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
+        generator: Generator | None = None,
+    ) -> None:  # fmt: skip
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        rng = _rng(self.generator)
+        if self.replacement:
+            yield from rng.integers(0, n, self.num_samples).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Group another sampler's indices into lists of ``batch_size``.
+
+    Examples:
+        >>> from ember.utils.data import BatchSampler, SequentialSampler
+        >>> list(BatchSampler(SequentialSampler(range(5)), 2, drop_last=False))
+        [[0, 1], [2, 3], [4]]
+    """
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
