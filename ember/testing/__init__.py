@@ -1,0 +1,17 @@
+"""``ember.testing``: comparison, test-tensor creation and the operator database.
+
+Everything device-generic about testing lives here so that it is written once and
+runs for every installed device (see ``ember.testing.conformance``). Nothing here
+imports torch: references are computed with numpy in float64/int64.
+
+Examples:
+    >>> import ember, ember.testing
+    >>> ember.testing.assert_close(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 2.0]))
+"""
+
+from __future__ import annotations
+
+from ember.testing._comparison import assert_close, default_tolerances, to_numpy
+from ember.testing._creation import make_tensor
+
+__all__ = ["assert_close", "default_tolerances", "make_tensor", "to_numpy"]
