@@ -1,6 +1,6 @@
 """Training throughput: MLP 784-256-256-10, batch 64, ember vs PyTorch eager (2 threads).
 
-Rerun: ``PYTHONPATH=/tmp/realcpu:backends_cpu python benchmarks/train.py [--opt adam] [--steps N]``.
+Rerun: ``python benchmarks/train.py [--opt adam] [--steps N]``.
 Prints steps/s (median of 5 repeats), the ember/PyTorch ratio and the peak Python-heap
 growth of each (tracemalloc; native buffers outside Python's allocator are not counted,
 so the peak RSS from ``resource`` is printed too).
