@@ -30,7 +30,7 @@ import numpy as np
 
 from ember.serialization._common import CheckpointError, CheckpointLimitError
 
-__all__ = ["ZipWriter", "ZipReader", "Entry"]
+__all__ = ["ZipWriter", "ZipReader", "Entry", "ZIP64_LIMIT"]
 
 _LOCAL = b"PK\x03\x04"
 _CENTRAL = b"PK\x01\x02"
@@ -38,7 +38,10 @@ _EOCD = b"PK\x05\x06"
 _EOCD64 = b"PK\x06\x06"
 _LOC64 = b"PK\x06\x07"
 _DESC = b"PK\x07\x08"
-_BIG = 0xFFFFFFFF
+_BIG = 0xFFFFFFFF  # the 32-bit "see the zip64 extra field" marker
+# A record whose size or local-header offset is >= ZIP64_LIMIT gets zip64 fields (miniz/torch use
+# 0xFFFFFFFF). Module-level so that tests can lower it to exercise the zip64 path with small files.
+ZIP64_LIMIT = 0xFFFFFFFF
 _CHUNK = 16 << 20
 # Loading: a record is read in pieces of _PIECE bytes, each CRC'd right after it is read (still in
 # cache); prefetch splits records into _SEGMENT-byte jobs for the worker threads.
@@ -165,9 +168,10 @@ class ZipWriter:
         off = self.pos
         flags = 0x0808 if size else 0x0800
         z64 = b""
-        if size >= _BIG or off >= _BIG:
-            body = (struct.pack("<QQ", size, size) if size >= _BIG else b"") + (
-                struct.pack("<Q", off) if off >= _BIG else b""
+        big_size, big_off = size >= ZIP64_LIMIT, off >= ZIP64_LIMIT
+        if big_size or big_off:
+            body = (struct.pack("<QQ", size, size) if big_size else b"") + (
+                struct.pack("<Q", off) if big_off else b""
             )
             z64 = struct.pack("<HH", 1, len(body)) + body
         pad = (-(off + 30 + len(bname) + 4 + len(z64))) % self.alignment
@@ -185,7 +189,7 @@ class ZipWriter:
             else:
                 crc = _crc(mv) if self.crc else 0
                 self._write(mv)
-            if size >= _BIG or off >= _BIG:
+            if big_size or big_off:
                 self._write(_DESC + struct.pack("<IQQ", crc, size, size))
             else:
                 self._write(_DESC + struct.pack("<III", crc, size, size))
@@ -196,11 +200,12 @@ class ZipWriter:
         cd_start = self.pos
         parts = []
         for bname, flags, crc, size, off in self.central:
-            body = (struct.pack("<QQ", size, size) if size >= _BIG else b"") + (
-                struct.pack("<Q", off) if off >= _BIG else b""
+            big_size, big_off = size >= ZIP64_LIMIT, off >= ZIP64_LIMIT
+            body = (struct.pack("<QQ", size, size) if big_size else b"") + (
+                struct.pack("<Q", off) if big_off else b""
             )
             extra = struct.pack("<HH", 1, len(body)) + body if body else b""
-            s32 = min(size, _BIG)
+            s32 = _BIG if big_size else size
             parts.append(
                 _CENTRAL
                 + struct.pack(
@@ -220,7 +225,7 @@ class ZipWriter:
                     0,
                     0,
                     0,
-                    min(off, _BIG),
+                    _BIG if big_off else off,
                 )
                 + bname
                 + extra
@@ -241,8 +246,8 @@ class ZipWriter:
                 0,
                 min(n, 0xFFFF),
                 min(n, 0xFFFF),
-                min(len(cd), _BIG),
-                min(cd_start, _BIG),
+                _BIG if len(cd) >= ZIP64_LIMIT else len(cd),
+                _BIG if cd_start >= ZIP64_LIMIT else cd_start,
                 0,
             )
         )
