@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import library
-from ember.core import factories, functional, views
+from ember.core import factories, functional, shape_ops, views
 from ember.core.tensor import Tensor
 from ember.dispatcher import registry
 from ember.dispatcher.schema import load_ops_yaml
@@ -74,6 +74,35 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "rsub": functional.rsub,
     "floor_divide": functional.floor_divide,
     "true_divide": functional.true_divide,
+    # shape, statistics and product composites
+    "cat": shape_ops.cat,
+    "stack": shape_ops.stack,
+    "split": shape_ops.split,
+    "split_with_sizes": shape_ops.split_with_sizes,
+    "chunk": shape_ops.chunk,
+    "unbind": shape_ops.unbind,
+    "flip": shape_ops.flip,
+    "roll": shape_ops.roll,
+    "repeat": shape_ops.repeat,
+    "tile": shape_ops.tile,
+    "tril": shape_ops.tril,
+    "triu": shape_ops.triu,
+    "clamp": shape_ops.clamp,
+    "softmax": shape_ops.softmax,
+    "log_softmax": shape_ops.log_softmax,
+    "logsumexp": shape_ops.logsumexp,
+    "var": shape_ops.var,
+    "std": shape_ops.std,
+    "norm": shape_ops.norm,
+    "norm_scalar": shape_ops.norm_scalar,
+    "outer": shape_ops.outer,
+    "addmm": shape_ops.addmm,
+    "baddbmm": shape_ops.baddbmm,
+    "lerp": shape_ops.lerp,
+    "addcmul": shape_ops.addcmul,
+    "addcdiv": shape_ops.addcdiv,
+    "cumsum": shape_ops.cumsum,
+    "cumprod": shape_ops.cumprod,
 }
 
 #: Python operators -> the overload they call.

@@ -264,6 +264,73 @@ ROWS: list[tuple[str, tuple[str, ...], Build, Any, Any]] = [
     ("detach", ALL_DTYPES, _view((3, 4)), _same, None),
 ]
 
+
+def _lists(*args: Any) -> Build:
+    """A list of two tensors (plus ``args``): contiguous and transposed."""
+
+    def build(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
+        a = make_tensor((3, 4), dtype, dev, generator=rng)
+        b = make_tensor((4, 3), dtype, dev, generator=rng).t()
+        yield SampleInput(([a, b], *args), {}, "contiguous + transposed")
+
+    return build
+
+
+def _on(shape: tuple[int, ...], *args: Any, low: Any = None, high: Any = None) -> Build:
+    def build(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
+        mk = lambda s, **k: make_tensor(s, dtype, dev, low=low, high=high, generator=rng, **k)  # noqa: E731
+        yield SampleInput((mk(shape), *args), {}, "contiguous")
+        yield SampleInput((mk(shape, noncontiguous=True), *args), {}, "strided")
+
+    return build
+
+
+def _np_norm(a: np.ndarray, p: Any, dim: Any, keepdim: bool = False) -> np.ndarray:
+    return np.sum(np.abs(a) ** p, axis=tuple(dim), keepdims=keepdim) ** (1.0 / p)
+
+
+def _np_softmax(a: np.ndarray, dim: int, dtype: Any = None) -> np.ndarray:
+    e = np.exp(a - a.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+#: Composites that round after every step: half-precision results drift past the tolerance.
+_F32_64 = ("float32", "float64")
+_WIDE = tuple(d for d in NUMERIC if d not in ("float16", "bfloat16"))
+
+ROWS += [
+    ("cat", ALL_DTYPES, _lists(1), lambda ts, d: np.concatenate(ts, d), None),
+    ("stack", ALL_DTYPES, _lists(1), lambda ts, d: np.stack(ts, d), None),
+    ("flip", ALL_DTYPES, _on((3, 4), [0, 1]), lambda a, d: np.flip(a, tuple(d)), None),
+    ("roll", ALL_DTYPES, _on((3, 4), [1, -1], [0, 1]), lambda a, s, d: np.roll(a, s, d), None),
+    ("repeat", ALL_DTYPES, _on((3, 4), [2, 1, 2]), lambda a, r: np.tile(a, r), None),
+    ("tile", ALL_DTYPES, _on((3, 4), [2]), lambda a, r: np.tile(a, r), None),
+    ("tril", ALL_DTYPES, _on((3, 4), 1), lambda a, k: np.tril(a, k), None),
+    ("triu", ALL_DTYPES, _on((3, 4), -1), lambda a, k: np.triu(a, k), None),
+    ("clamp", NUMERIC, _on((3, 4), 1, 3), lambda a, lo, hi: np.clip(a, lo, hi), None),
+    ("softmax.int", FLOATS, _on((3, 4), 1), _np_softmax, None),
+    (
+        "log_softmax.int",
+        _F32_64,
+        _on((3, 4), 0),
+        lambda a, d, dtype=None: np.log(_np_softmax(a, d)),
+        None,
+    ),
+    (
+        "logsumexp",
+        FLOATS,
+        _on((3, 4), [1]),
+        lambda a, d, k=False: np.log(np.exp(a).sum(axis=tuple(d))),
+        None,
+    ),
+    ("var.correction", _F32_64, _on((3, 4), [1]), lambda a, d: np.var(a, tuple(d), ddof=1), None),
+    ("std.correction", _F32_64, _on((3, 4), [0]), lambda a, d: np.std(a, tuple(d), ddof=1), None),
+    ("norm.ScalarOpt_dim", FLOATS, _on((3, 4), 3, [1]), _np_norm, None),
+    ("outer", NUMERIC, _pairs(((3,), (4,))), np.outer, None),
+    ("cumsum", _WIDE, _on((3, 9), 1, low=-3, high=4), lambda a, d: np.cumsum(a, d), None),
+    ("cumprod", _F32_64, _on((3, 5), 1, low=-2, high=2), lambda a, d: np.cumprod(a, d), None),
+]
+
 _KIND = {
     "copy_": "copy",
     "fill_.Scalar": "fill",
