@@ -585,8 +585,19 @@ class Tensor:
     def permute(self, *dims: Any) -> Tensor:
         return _ops().permute.default(self, _shape_args(dims, "dims"))
 
-    def repeat_interleave(self, *a: Any, **k: Any) -> Tensor:  # pragma: no cover - later issue
-        raise NotImplementedError("repeat_interleave is not implemented yet")
+    def repeat(self, *sizes: Any) -> Tensor:
+        return _ops().repeat.default(self, _shape_args(sizes, "repeats"))  # type: ignore[no-any-return]
+
+    def tile(self, *dims: Any) -> Tensor:
+        return _ops().tile.default(self, _shape_args(dims, "dims"))  # type: ignore[no-any-return]
+
+    def flip(self, *dims: Any) -> Tensor:
+        return _ops().flip.default(self, _shape_args(dims, "dims"))  # type: ignore[no-any-return]
+
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        if dim is None and not keepdim and p == 2:
+            return _ops().norm.Scalar(self, p)  # type: ignore[no-any-return]
+        return _ops().norm.ScalarOpt_dim(self, p, _dims(dim) or (), keepdim)  # type: ignore[no-any-return]
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other._shape)

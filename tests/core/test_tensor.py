@@ -327,3 +327,14 @@ def test_arithmetic_dunders_and_comparisons():
     assert abs(ember.tensor([-1, 2])).tolist() == [1, 2]
     assert (a @ a).item() == 14.0
     assert hash(a) != hash(a + 0)
+
+
+def test_varargs_methods_match_torch():
+    e, t = ember.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+    assert e.repeat(2, 1).tolist() == t.repeat(2, 1).tolist()
+    assert e.repeat((1, 2)).tolist() == t.repeat((1, 2)).tolist()
+    assert e.tile(2).tolist() == t.tile(2).tolist()
+    assert e.flip(0, 1).tolist() == t.flip(0, 1).tolist()
+    assert abs(e.norm().item() - t.norm().item()) < 1e-6
+    assert e.norm(1, 1).tolist() == t.norm(1, 1).tolist()
+    np.testing.assert_allclose(e.norm(dim=0).tolist(), t.norm(dim=0).tolist(), rtol=1e-6)
