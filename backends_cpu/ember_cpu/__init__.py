@@ -9,21 +9,14 @@ public API.
 
 from __future__ import annotations
 
-import os
+from functools import partial
+from typing import Any
 
-# OpenMP threads that spin after a parallel kernel steal the cores OpenBLAS's own
-# threads need for the next matmul (measured: a copy followed by a 64x784x256 matmul
-# takes 7.6 ms spinning, 0.43 ms passive). Must be set before libgomp loads with _C.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np
 
-from functools import partial  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import ember  # noqa: E402
-from ember.plugins import PLUGIN_API_VERSION, hookimpl  # noqa: E402
-from ember_cpu.backend import CPUBackend, CPUGenerator  # noqa: E402
+import ember
+from ember.plugins import PLUGIN_API_VERSION, hookimpl
+from ember_cpu.backend import CPUBackend, CPUGenerator
 
 __all__ = ["plugin", "CPUBackend", "CPUGenerator", "KERNELS"]
 
@@ -66,16 +59,39 @@ UNARY = (
     "acos atan sinh cosh asinh acosh atanh silu softplus mish frac"
 ).split()
 BINARY = {
-    "mul": "Tensor", "remainder": "Tensor", "fmod": "Tensor", "maximum": "default",
-    "minimum": "default", "atan2": "default", "hypot": "default", "copysign": "default",
-    "eq": "Tensor", "ne": "Tensor", "lt": "Tensor", "le": "Tensor", "gt": "Tensor",
-    "ge": "Tensor", "logical_and": "default", "logical_or": "default",
-    "logical_xor": "default", "bitwise_and": "Tensor", "bitwise_or": "Tensor",
-    "bitwise_xor": "Tensor", "bitwise_left_shift": "Tensor", "bitwise_right_shift": "Tensor",
+    "mul": "Tensor",
+    "remainder": "Tensor",
+    "fmod": "Tensor",
+    "maximum": "default",
+    "minimum": "default",
+    "atan2": "default",
+    "hypot": "default",
+    "copysign": "default",
+    "eq": "Tensor",
+    "ne": "Tensor",
+    "lt": "Tensor",
+    "le": "Tensor",
+    "gt": "Tensor",
+    "ge": "Tensor",
+    "logical_and": "default",
+    "logical_or": "default",
+    "logical_xor": "default",
+    "bitwise_and": "Tensor",
+    "bitwise_or": "Tensor",
+    "bitwise_xor": "Tensor",
+    "bitwise_left_shift": "Tensor",
+    "bitwise_right_shift": "Tensor",
 }
 REDUCTIONS = {
-    "sum": "dim_IntList", "prod": "dim_IntList", "mean": "dim", "amax": "default",
-    "amin": "default", "argmax": "default", "argmin": "default", "all": "dims", "any": "dims",
+    "sum": "dim_IntList",
+    "prod": "dim_IntList",
+    "mean": "dim",
+    "amax": "default",
+    "amin": "default",
+    "argmax": "default",
+    "argmin": "default",
+    "all": "dims",
+    "any": "dims",
 }
 
 
@@ -89,8 +105,9 @@ def _div_mode(binary: Any) -> Any:
 def _gelu(unary: Any) -> Any:
     def gelu(out: Any, a: Any, approximate: str) -> None:
         if approximate not in ("none", "tanh"):
-            raise RuntimeError(f"approximate argument must be either none or tanh, got "
-                               f"'{approximate}'")
+            raise RuntimeError(
+                f"approximate argument must be either none or tanh, got '{approximate}'"
+            )
         unary("gelu_tanh" if approximate == "tanh" else "gelu", out, a)
 
     return gelu
@@ -123,10 +140,16 @@ def _normal(copy: Any) -> Any:
 
 
 _INT_RANGE = {
-    "bool": (0, 2), "uint8": (0, 256), "int8": (-128, 128), "int16": (-(2**15), 2**15),
-    "int32": (-(2**31), 2**31), "int64": (-(2**63), 2**63 - 1),
-    "float16": (-(2**11), 2**11 + 1), "bfloat16": (-(2**8), 2**8 + 1),
-    "float32": (-(2**24), 2**24 + 1), "float64": (-(2**53), 2**53 + 1),
+    "bool": (0, 2),
+    "uint8": (0, 256),
+    "int8": (-128, 128),
+    "int16": (-(2**15), 2**15),
+    "int32": (-(2**31), 2**31),
+    "int64": (-(2**63), 2**63 - 1),
+    "float16": (-(2**11), 2**11 + 1),
+    "bfloat16": (-(2**8), 2**8 + 1),
+    "float32": (-(2**24), 2**24 + 1),
+    "float64": (-(2**53), 2**53 + 1),
 }
 
 

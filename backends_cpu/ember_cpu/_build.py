@@ -668,6 +668,80 @@ int em_bmm_${s}(int64_t B, int64_t M, int64_t N, int64_t K, const int64_t *st,
 """)
 
 BMM_BLAS_ENTRY = Template(r"""
+/* One tile C[bi, i0:i1, j0:j1] = A[bi, i0:i1, :] @ B[bi, :, j0:j1] through
+ * single-threaded OpenBLAS.  A sub-block keeps its matrix's layout and leading
+ * dimension; operands with no BLAS layout are packed into the caller's
+ * per-thread scratch (reused while the source block does not change, e.g. a
+ * broadcast batch or the shared operand of a row/column split). */
+typedef struct {
+    ${T} *ta, *tb, *tc;
+    const char *pa_prev, *pb_prev;
+    int64_t ma_prev, nb_prev;
+} em_mm_scratch_${s};
+
+static void em_mm_tile_${s}(const int64_t *st, int64_t K, char *o, const char *a, const char *b,
+                            int la, int lb, int lc, int64_t lda, int64_t ldb, int64_t ldc,
+                            int64_t bi, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                            em_mm_scratch_${s} *sc)
+{
+    const int64_t sz = sizeof(${T});
+    const int64_t m = i1 - i0, n = j1 - j0;
+    const char *pa = a + (bi * st[3] + i0 * st[4]) * sz;
+    const char *pb = b + (bi * st[6] + j0 * st[8]) * sz;
+    char *pc = o + (bi * st[0] + i0 * st[1] + j0 * st[2]) * sz;
+    const ${T} *A = (const ${T} *)pa, *Bm = (const ${T} *)pb;
+    if (sc->ta) {
+        if (pa != sc->pa_prev || m != sc->ma_prev) em_mm_pack_${s}(sc->ta, pa, m, K, st[4] * sz, st[5] * sz);
+        sc->pa_prev = pa; sc->ma_prev = m;
+        A = sc->ta; lda = K;
+    }
+    if (sc->tb) {
+        if (pb != sc->pb_prev || n != sc->nb_prev) em_mm_pack_${s}(sc->tb, pb, K, n, st[7] * sz, st[8] * sz);
+        sc->pb_prev = pb; sc->nb_prev = n;
+        Bm = sc->tb; ldb = n;
+    }
+    ${T} *C = sc->tc ? sc->tc : (${T} *)pc;
+    if (sc->tc) ldc = n;
+    enum CBLAS_ORDER order = lc == 0 ? CblasRowMajor : CblasColMajor;
+    enum CBLAS_TRANSPOSE tra = la == lc ? CblasNoTrans : CblasTrans;
+    enum CBLAS_TRANSPOSE trb = lb == lc ? CblasNoTrans : CblasTrans;
+    ${gemm}(order, tra, trb, (blasint)m, (blasint)n, (blasint)K, (${T})1, A, (blasint)lda,
+            Bm, (blasint)ldb, (${T})0, C, (blasint)ldc);
+    if (sc->tc) {
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+                *(${T} *)(pc + (i * st[1] + j * st[2]) * sz) = sc->tc[i * n + j];
+    }
+}
+
+/* Tiles [w0, w1) of the work list: tile w is batch w / p, part w % p of that
+ * matrix, cut along rows (split_m) or columns in blocks of `blk`. */
+static int em_mm_run_${s}(const int64_t *st, int64_t M, int64_t N, int64_t K, char *o,
+                          const char *a, const char *b, int pack, int la, int lb, int lc, int64_t lda,
+                          int64_t ldb, int64_t ldc, int64_t p, int split_m, int64_t blk,
+                          int64_t w0, int64_t w1)
+{
+    const int64_t sz = sizeof(${T});
+    const int64_t mt = split_m ? (blk < M ? blk : M) : M, nt = split_m ? N : (blk < N ? blk : N);
+    em_mm_scratch_${s} sc = {NULL, NULL, NULL, NULL, NULL, -1, -1};
+    int rc = 0;
+    if ((pack & 1) && !(sc.ta = (${T} *)malloc((size_t)(mt * K) * sz))) rc = EM_ERR_ALLOC;
+    if (!rc && (pack & 2) && !(sc.tb = (${T} *)malloc((size_t)(K * nt) * sz))) rc = EM_ERR_ALLOC;
+    if (!rc && (pack & 4) && !(sc.tc = (${T} *)malloc((size_t)(mt * nt) * sz))) rc = EM_ERR_ALLOC;
+    if (!rc) {
+        for (int64_t w = w0; w < w1; w++) {
+            int64_t bi = w / p, c = w % p;
+            int64_t i0 = 0, i1 = M, j0 = 0, j1 = N;
+            if (split_m) { i0 = c * blk; i1 = i0 + blk < M ? i0 + blk : M; }
+            else { j0 = c * blk; j1 = j0 + blk < N ? j0 + blk : N; }
+            if (i0 >= i1 || j0 >= j1) continue;
+            em_mm_tile_${s}(st, K, o, a, b, la, lb, lc, lda, ldb, ldc, bi, i0, i1, j0, j1, &sc);
+        }
+    }
+    free(sc.ta); free(sc.tb); free(sc.tc);
+    return rc;
+}
+
 int em_bmm_${s}(int64_t B, int64_t M, int64_t N, int64_t K, const int64_t *st,
                 char *o, int64_t oo, char *a, int64_t ao, char *b, int64_t bo)
 {
@@ -678,42 +752,53 @@ int em_bmm_${s}(int64_t B, int64_t M, int64_t N, int64_t K, const int64_t *st,
         bmm_loop_${s}(B, M, N, K, st, o, a, b);
         return 0;
     }
-    int64_t lda, ldb, ldc;
+    int64_t lda = 0, ldb = 0, ldc = 0;
     int la = em_mm_layout(M, K, st[4], st[5], &lda);
     int lb = em_mm_layout(K, N, st[7], st[8], &ldb);
     int lc = em_mm_layout(M, N, st[1], st[2], &ldc);
-    ${T} *ta = NULL, *tb = NULL, *tc = NULL;
-    if (la < 0) { ta = (${T} *)malloc((size_t)(M * K) * sz); if (!ta) return EM_ERR_ALLOC; la = 0; lda = K; }
-    if (lb < 0) { tb = (${T} *)malloc((size_t)(K * N) * sz); if (!tb) { free(ta); return EM_ERR_ALLOC; } lb = 0; ldb = N; }
-    if (lc < 0) { tc = (${T} *)malloc((size_t)(M * N) * sz); if (!tc) { free(ta); free(tb); return EM_ERR_ALLOC; } lc = 0; ldc = N; }
-    enum CBLAS_ORDER order = lc == 0 ? CblasRowMajor : CblasColMajor;
-    enum CBLAS_TRANSPOSE tra = la == lc ? CblasNoTrans : CblasTrans;
-    enum CBLAS_TRANSPOSE trb = lb == lc ? CblasNoTrans : CblasTrans;
-    const char *pa_prev = NULL, *pb_prev = NULL;
-    for (int64_t bi = 0; bi < B; bi++) {
-        const char *pa = a + bi * st[3] * sz, *pb = b + bi * st[6] * sz;
-        char *pc = o + bi * st[0] * sz;
-        const ${T} *A = (const ${T} *)pa, *Bm = (const ${T} *)pb;
-        if (ta) {
-            if (pa != pa_prev) em_mm_pack_${s}(ta, pa, M, K, st[4] * sz, st[5] * sz);
-            A = ta;
-        }
-        if (tb) {
-            if (pb != pb_prev) em_mm_pack_${s}(tb, pb, K, N, st[7] * sz, st[8] * sz);
-            Bm = tb;
-        }
-        pa_prev = pa; pb_prev = pb;
-        ${T} *C = tc ? tc : (${T} *)pc;
-        ${gemm}(order, tra, trb, (blasint)M, (blasint)N, (blasint)K, (${T})1, A, (blasint)lda,
-                Bm, (blasint)ldb, (${T})0, C, (blasint)ldc);
-        if (tc) {
-            for (int64_t i = 0; i < M; i++)
-                for (int64_t j = 0; j < N; j++)
-                    *(${T} *)(pc + (i * st[1] + j * st[2]) * sz) = tc[i * N + j];
+    /* an operand with no BLAS layout is packed (row-major) per tile */
+    int pack = (la < 0) | (lb < 0) << 1 | (lc < 0) << 2;
+    if (la < 0) la = 0;
+    if (lb < 0) lb = 0;
+    if (lc < 0) lc = 0;
+    /* Work list: B matrices x p parts each.  OpenBLAS runs single-threaded
+     * (em_blas_init); the parallelism is ours, on the OpenMP pool the other
+     * kernels use, and only for products big enough to pay for a region. */
+    int T = em_max_threads();
+    int64_t flops = B * M * N * K;
+    if (T > 1 && flops < EM_MM_PAR) T = 1;
+    int64_t p = 1, blk = M;
+    int split_m = 1;
+    if (T > 1 && B % T != 0 && B < 4 * (int64_t)T) {
+        /* too few matrices to balance: cut each one into T parts along the
+         * longer of M and N, in multiples of 16 rows / columns */
+        split_m = M >= N;
+        int64_t d = split_m ? M : N;
+        blk = ((d + T - 1) / T + 15) / 16 * 16;
+        p = (d + blk - 1) / blk;
+        if (p * B < 2) T = 1;
+    }
+    if (p == 1) { split_m = 1; blk = M; }
+    int64_t work = B * p;
+    if (T > work) T = (int)work;
+    if (T <= 1)
+        return em_mm_run_${s}(st, M, N, K, o, a, b, pack, la, lb, lc, lda, ldb, ldc, p, split_m, blk, 0, work);
+    int rc = 0;
+#pragma omp parallel num_threads(T)
+    {
+#ifdef _OPENMP
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+        int t = 0, nth = 1;
+#endif
+        int64_t w0 = work * t / nth, w1 = work * (t + 1) / nth;
+        int r = em_mm_run_${s}(st, M, N, K, o, a, b, pack, la, lb, lc, lda, ldb, ldc, p, split_m, blk, w0, w1);
+        if (r) {
+#pragma omp atomic write
+            rc = r;
         }
     }
-    free(ta); free(tb); free(tc);
-    return 0;
+    return rc;
 }
 """)
 
@@ -728,6 +813,8 @@ static void em_mm_pack_${s}(${T} *dst, const char *src, int64_t R, int64_t C, in
 BMM_COMMON = r"""
 #define EM_MM_JB 256
 #define EM_MM_SMALL 4096
+/* B*M*N*K from which bmm splits its GEMMs over the OpenMP threads */
+#define EM_MM_PAR 262144
 /* rows x cols matrix with element strides rs, cs: 0 = row-major (ld = row
  * stride), 1 = column-major (ld = column stride), -1 = neither (copy). */
 static int em_mm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld)
@@ -987,6 +1074,10 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
     parts.append(rf"""
 const char *em_specs(void) {{ return {json.dumps(specs_json)}; }}
 int em_num_threads(void) {{ return em_max_threads(); }}
+/* OpenBLAS's own pthreads pool would compete with the OpenMP pool for the
+ * cores (libgomp's workers spin after each region); bmm splits its GEMMs over
+ * the OpenMP threads instead, so OpenBLAS runs single-threaded. */
+void em_blas_init(void) {{ scipy_openblas_set_num_threads(1); }}
 void em_set_num_threads(int n)
 {{
 #ifdef _OPENMP
@@ -999,6 +1090,7 @@ void em_set_num_threads(int n)
     cdefs += [
         "const char *em_specs(void);",
         "int em_num_threads(void);",
+        "void em_blas_init(void);",
         "void em_set_num_threads(int n);",
     ]
     return "\n".join(parts), "\n".join(cdefs), specs

@@ -41,6 +41,10 @@ __all__ = [
     "set_num_threads",
 ]
 
+# bmm runs OpenBLAS single-threaded inside its own OpenMP regions: one thread pool
+# (see em_blas_init in _build.py).
+lib.em_blas_init()
+
 NULL = ffi.NULL
 #: what the compiled module implements: {"unary": {op: [dtype, ...]}, ...}
 SPECS = json.loads(ffi.string(lib.em_specs()).decode())

@@ -62,7 +62,7 @@ class CPUBackend(DeviceBackend):
         return np.empty(nbytes, np.uint8)
 
     def to_host(self, data: np.ndarray, offset: int, nbytes: int, dev: Any) -> np.ndarray:
-        return data[offset:offset + nbytes].copy()
+        return data[offset : offset + nbytes].copy()
 
     def from_host(self, array: np.ndarray, dev: Any) -> np.ndarray:
         return np.array(array, dtype=np.uint8, copy=True).reshape(-1)
@@ -79,6 +79,7 @@ class CPUBackend(DeviceBackend):
         return {
             "processor": platform.processor() or platform.machine(),
             "threads (OpenMP)": str(_C.lib.ember_cpu_num_threads())
-            if hasattr(_C.lib, "ember_cpu_num_threads") else str(os.cpu_count()),
+            if hasattr(_C.lib, "ember_cpu_num_threads")
+            else str(os.cpu_count()),
             "BLAS": "scipy-openblas32",
         }
