@@ -1447,6 +1447,35 @@ def test_bmm_large_blas():
     )
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "size",
+    [(1, 300, 200, 90), (1, 40, 300, 500), (3, 70, 80, 90), (4, 64, 100, 64), (1, 1, 600, 700)],
+)
+def test_bmm_threads_agree(dt, size):
+    """bmm splits big GEMMs (batches, rows or columns) over the OpenMP threads."""
+    B, M, K_, N = size
+    n = K.num_threads()
+    for la, lb in (("contig", "contig"), ("transposed", "bcast"), ("strided", "transposed")):
+        a, ta = _mat((B, M, K_), dt, la)
+        b, tb = _mat((B, K_, N), dt, lb)
+        got = {}
+        try:
+            for t in (1, 2):
+                K.set_num_threads(t)
+                for lo in ("contig", "strided"):
+                    _, to = _mat((B, M, N), dt, lo)
+                    K.bmm(to, ta, tb)
+                    got[t, lo] = to_np(to)
+        finally:
+            K.set_num_threads(n)
+        ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        tol = 1e-4 if dt == "float32" else 1e-12
+        for key, v in got.items():
+            np.testing.assert_allclose(v, ref, rtol=tol, atol=tol * K_, err_msg=f"{la} {lb} {key}")
+            np.testing.assert_allclose(v, got[1, "contig"], rtol=tol, atol=tol * K_)
+
+
 def test_threads_api():
     n = K.num_threads()
     assert n >= 1
