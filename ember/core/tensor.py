@@ -14,12 +14,14 @@ negative.
 from __future__ import annotations
 
 import builtins
+import copy
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ember.core import dtype as dt
 from ember.core.device import device
+from ember.core.dispatch_key import DEVICE_MASK as _DEVICE_MASK
 from ember.core.storage import Storage
 
 __all__ = ["Tensor", "Size", "make_tensor", "contiguous_strides"]
@@ -303,6 +305,55 @@ class Tensor:
 
     def detach(self) -> Tensor:
         return _ops().detach.default(self)
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values without autograd history (shares memory)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._storage, self._shape, self._stride = value._storage, value._shape, value._stride
+        self._offset, self._dtype, self._device = value._offset, value._dtype, value._device
+        keep = self._ks & ~_DEVICE_MASK
+        self._ks = keep | (value._ks & _DEVICE_MASK)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = self.detach().clone()
+        if type(self) is not Tensor:
+            # Subclasses (nn.Parameter) keep their class; the slots carry the state.
+            sub = object.__new__(type(self))
+            for name in (
+                "_storage",
+                "_shape",
+                "_stride",
+                "_offset",
+                "_dtype",
+                "_device",
+                "_ks",
+                "_requires_grad",
+                "_grad",
+                "grad_fn",
+                "_base",
+            ):
+                setattr(sub, name, getattr(new, name))
+            sub.__dict__.update(copy.deepcopy(self.__dict__, memo))
+            new = sub
+        if self._requires_grad:
+            new.requires_grad_(True)
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = new
+        return new
 
     def detach_(self) -> Tensor:
         if self._base is not None and self.grad_fn is not None:

@@ -338,3 +338,26 @@ def test_varargs_methods_match_torch():
     assert abs(e.norm().item() - t.norm().item()) < 1e-6
     assert e.norm(1, 1).tolist() == t.norm(1, 1).tolist()
     np.testing.assert_allclose(e.norm(dim=0).tolist(), t.norm(dim=0).tolist(), rtol=1e-6)
+
+
+def test_data_and_deepcopy():
+    import copy
+
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    d = x.data
+    assert not d.requires_grad and d.untyped_storage() is x.untyped_storage()
+    x.data = ember.tensor([5.0, 6.0, 7.0])
+    assert x.tolist() == [5.0, 6.0, 7.0] and x.requires_grad
+    (x * 2).sum().backward()
+    c = copy.deepcopy(x)
+    assert c.requires_grad and c.is_leaf and c.tolist() == x.tolist()
+    assert c.untyped_storage() is not x.untyped_storage() and c.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+        copy.deepcopy(x * 2)
+    p = ember.nn.Parameter(ember.ones(2))
+    q = copy.deepcopy(p)
+    assert type(q) is type(p) and q.requires_grad and q.tolist() == [1.0, 1.0]
+    m = ember.nn.Linear(3, 2)
+    m2 = copy.deepcopy(m)
+    assert m2.weight.tolist() == m.weight.tolist()
+    assert m2.weight.untyped_storage() is not m.weight.untyped_storage()
