@@ -27,6 +27,7 @@ except ImportError as _exc:  # pragma: no cover - only when the rpath does not r
     from ._C import ffi, lib
 
 __all__ = [
+    "SHORT",
     "ffi",
     "lib",
     "NULL",
@@ -53,6 +54,20 @@ ERRORS = {
     1: "ZeroDivisionError",
     2: "ember_cpu: out of memory",
     3: "ember_cpu: too many dimensions after coalescing (max 64)",
+}
+
+#: dtype name -> the suffix of its C kernels (em_b_add_f32, em_x_f16_f32, ...).
+SHORT = {
+    "bool": "b",
+    "uint8": "u8",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
 }
 
 

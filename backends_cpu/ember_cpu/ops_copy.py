@@ -23,21 +23,10 @@ import math
 import numpy as np
 
 from ._common import _CONTIG, NULL, SPECS, contig_info, ffi, lib, plan, raise_error, unsupported
+from ._common import SHORT as _SHORT
 
 __all__ = ["copy", "fill"]
 
-_SHORT = {
-    "bool": "b",
-    "uint8": "u8",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-}
 _CAST = {(s, d): getattr(lib, f"em_x_{_SHORT[s]}_{_SHORT[d]}") for s, d in SPECS["cast"]}
 _COPY = {isz: getattr(lib, f"em_c_copy_{isz}") for isz in SPECS["copy"]}
 _FILL = {dt: getattr(lib, f"em_fill_{_SHORT[dt]}") for dt in SPECS["fill"]}

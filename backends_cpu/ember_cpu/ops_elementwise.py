@@ -8,21 +8,10 @@ pick the C kernel and describe the memory layout to it.
 from __future__ import annotations
 
 from ._common import _CONTIG, NULL, SPECS, contig_info, ffi, lib, plan, raise_error, unsupported
+from ._common import SHORT as _SHORT
 
 __all__ = ["unary", "binary", "where", "UNARY_OPS", "BINARY_OPS"]
 
-_SHORT = {
-    "bool": "b",
-    "uint8": "u8",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-}
 _FLOATS = ("float32", "float64")
 
 

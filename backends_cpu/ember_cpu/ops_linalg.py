@@ -10,19 +10,11 @@ integer accumulation wraps like torch).  K == 0 gives zeros.
 
 from __future__ import annotations
 
+from ._common import SHORT as _SHORT
 from ._common import SPECS, ffi, lib, raise_error, unsupported
 
 __all__ = ["bmm", "BMM_DTYPES"]
 
-_SHORT = {
-    "uint8": "u8",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "float32": "f32",
-    "float64": "f64",
-}
 _BMM = {dt: getattr(lib, f"em_bmm_{_SHORT[dt]}") for dt in SPECS["bmm"]}
 BMM_DTYPES = tuple(SPECS["bmm"])
 

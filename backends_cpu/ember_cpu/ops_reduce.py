@@ -14,22 +14,11 @@ value.  Reductions over an outer dim sweep rows into blocks of 256 accumulators.
 from __future__ import annotations
 
 from ._common import _CONTIG, SPECS, contig_info, ffi, lib, raise_error, reduce_plan, unsupported
+from ._common import SHORT as _SHORT
 from .ops_copy import fill
 
 __all__ = ["reduce", "REDUCE_OPS"]
 
-_SHORT = {
-    "bool": "b",
-    "uint8": "u8",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-}
 _RED = {
     (op, dt): getattr(lib, f"em_r_{op}_{_SHORT[dt]}")
     for op, dts in SPECS["reduce"].items()

@@ -148,29 +148,37 @@ def cast(t: Tensor, dtype: dt.dtype) -> Tensor:
     return out
 
 
-_copy_kernels: dict[device, Kernel] = {}
+_primitives: dict[tuple[str, device], Kernel] = {}
+registry.on_registration(_primitives.clear)
 
 
-def _copy_kernel(dev: device) -> Kernel:
-    k = _copy_kernels.get(dev)
+def _primitive(qualname: str, dev: device) -> Kernel:
+    """The raw device kernel of a primitive every device must have (copy_, fill_)."""
+    k = _primitives.get((qualname, dev))
     if k is None:
         from ember.core import devices
         from ember.core import dispatch_key as dk
 
-        op = registry.lookup("aten::copy_")
         ks = devices.mask(dev)
         if ks == dk.Meta.mask:
             k = registry._noop
         else:
-            raw = op.kernels.get(dk.key_for_bit(ks.bit_length() - 1))
-            if raw is None:
+            k = registry.lookup(qualname).kernels.get(dk.key_for_bit(ks.bit_length() - 1))
+            if k is None:
                 raise NotImplementedError(
-                    f"device '{dev}' registers no kernel for aten::copy_, which every device "
-                    "must implement (it is the cast primitive)"
+                    f"device '{dev}' registers no kernel for {qualname}, which every device "
+                    "must implement (docs/primitives.md)"
                 )
-            k = raw
-        _copy_kernels[dev] = k
+        _primitives[(qualname, dev)] = k
     return k
+
+
+def _copy_kernel(dev: device) -> Kernel:
+    return _primitive("aten::copy_", dev)
+
+
+def _fill_kernel(dev: device) -> Kernel:
+    return _primitive("aten::fill_.Scalar", dev)
 
 
 # -- promotion ------------------------------------------------------------------------------------
@@ -218,26 +226,6 @@ def scalar_tensor(value: Any, dtype: dt.dtype, dev: device) -> Tensor:
             _scalar_cache.clear()
         _scalar_cache[key] = t
     return t
-
-
-_fill_kernels: dict[device, Kernel] = {}
-
-
-def _fill_kernel(dev: device) -> Kernel:
-    k = _fill_kernels.get(dev)
-    if k is None:
-        from ember.core import devices
-        from ember.core import dispatch_key as dk
-
-        ks = devices.mask(dev)
-        op = registry.lookup("aten::fill_.Scalar")
-        k = (
-            registry._noop
-            if ks == dk.Meta.mask
-            else op.kernels[dk.key_for_bit(ks.bit_length() - 1)]
-        )
-        _fill_kernels[dev] = k
-    return k
 
 
 def _can_cast(src: dt.dtype, dst: dt.dtype) -> bool:

@@ -78,9 +78,19 @@ _device_mask_of: Callable[[Any], int] = lambda d: 0  # noqa: E731 - set by ember
 _default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
 
 
+_on_registration: list[Callable[[], None]] = []
+
+
+def on_registration(fn: Callable[[], None]) -> None:
+    """Call ``fn`` whenever a registration clears the dispatch caches (for derived caches)."""
+    _on_registration.append(fn)
+
+
 def _clear_caches() -> None:
     for op in _operators.values():
         op._cache.clear()
+    for fn in _on_registration:
+        fn()
 
 
 class OpOverload:
