@@ -48,16 +48,6 @@ plugin = Plugin()
 """
 
 
-def make_dist(root: Path, dist: str, module: str, source: str, entry_points: str) -> None:
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
-    info = root / f"{dist.replace('-', '_')}-1.2.3.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2.3\n")
-    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
-    (info / "top_level.txt").write_text(module + "\n")
-    (info / "RECORD").write_text(f"{module}.py,,\n")
-
-
 def run(root: Path, code: str, **env: str) -> subprocess.CompletedProcess:
     e = dict(os.environ)
     e["PYTHONPATH"] = os.pathsep.join([str(root), e.get("PYTHONPATH", "")])
@@ -73,22 +63,22 @@ def run(root: Path, code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def site(tmp_path):
-    make_dist(
+def site(tmp_path, fake_dist):
+    fake_dist(
         tmp_path,
         "ember-toydev",
         "toydev_plugin",
         GOOD_DEVICE,
         "[ember.devices]\ntoydev = toydev_plugin:plugin\n",
     )
-    make_dist(
+    fake_dist(
         tmp_path,
         "ember-broken",
         "broken_plugin",
         "raise ImportError('no libbroken.so')\n",
         "[ember.devices]\nbrokendev = broken_plugin:plugin\n",
     )
-    make_dist(
+    fake_dist(
         tmp_path,
         "ember-oldapi",
         "oldapi_plugin",

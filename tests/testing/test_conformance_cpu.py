@@ -4,7 +4,6 @@ and ``assert_close`` explains its failures."""
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -53,16 +52,6 @@ plugin = Plugin()
 """
 
 
-def make_dist(root: Path, dist: str, module: str, source: str, entry_points: str) -> None:
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
-    info = root / f"{dist.replace('-', '_')}-1.0.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0.0\n")
-    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
-    (info / "top_level.txt").write_text(module + "\n")
-    (info / "RECORD").write_text(f"{module}.py,,\n")
-
-
 def conformance(cwd: Path, *args: str, path: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if path:
@@ -86,8 +75,8 @@ def test_cpu_passes_every_case_and_prints_the_table(tmp_path):
     assert int(totals.split()[1]) == sum(len(i.dtypes) for i in op_db())
 
 
-def test_partial_device_reports_not_implemented_and_exits_0(tmp_path):
-    make_dist(
+def test_partial_device_reports_not_implemented_and_exits_0(tmp_path, fake_dist):
+    fake_dist(
         tmp_path,
         "ember-toynp",
         "toynp_plugin",
