@@ -1093,7 +1093,28 @@ void em_set_num_threads(int n)
         "void em_blas_init(void);",
         "void em_set_num_threads(int n);",
     ]
+    for src, decls in _extensions():
+        parts.append(src)
+        cdefs += decls
     return "\n".join(parts), "\n".join(cdefs), specs
+
+
+#: hand-written kernel families, each a module next to this file whose
+#: ``generate()`` returns (C source, [cdef declaration, ...]).
+EXTENSIONS = ("_build_index", "_build_nn")
+
+
+def _extensions():
+    import importlib.util
+
+    out = []
+    for name in EXTENSIONS:
+        path = os.path.join(HERE, name + ".py")
+        spec = importlib.util.spec_from_file_location("ember_cpu_build_" + name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        out.append(mod.generate())
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -1172,7 +1193,8 @@ def make_ffibuilder():
         libraries=[libname, "m"],
         extra_compile_args=compile_args(),
         extra_link_args=link,
-        depends=[os.path.join(CSRC, f) for f in os.listdir(CSRC)],
+        depends=[os.path.join(CSRC, f) for f in os.listdir(CSRC)]
+        + [os.path.join(HERE, n + ".py") for n in EXTENSIONS],
     )
     return ffi
 
