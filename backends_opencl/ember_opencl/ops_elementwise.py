@@ -1,0 +1,406 @@
+"""Elementwise kernels (unary, binary, compare, logical, where) from one expression table.
+
+``UNARY`` and ``BINARY`` map an operator to ``(result, [(dtypes, expression), ...])``:
+the expression is OpenCL C in ``x`` (and ``y``), with ``@T`` the element type,
+``@S`` the dtype's helper suffix and ``@L`` its literal suffix. One program per
+(family, dtype) holds the kernels of every operator of the family for that dtype,
+so each family compiles once per dtype and process. The core has already
+broadcast the inputs to ``out``'s shape and cast them to the compute dtype.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ember_opencl._runtime import CTYPE, UTYPE, coalesce, device_of, index_code
+
+__all__ = ["UNARY", "BINARY", "unary", "binary", "where", "kernels", "plan"]
+
+B = ["bool"]
+U = ["uint8"]
+SI = ["int8", "int16", "int32", "int64"]
+I = U + SI  # noqa: E741
+F = ["float32", "float64"]
+N = I + F
+ALL = B + N
+
+_NAN2 = "((x != x) | (y != y))"
+
+#: op -> (result kind, [(dtypes, expression in x)]); result "same" or "bool".
+UNARY: dict[str, tuple[str, list[tuple[list[str], str]]]] = {
+    "neg": ("same", [(N, "-x")]),
+    "abs": ("same", [(SI, "x < 0 ? -x : x"), (U, "x"), (F, "fabs(x)")]),
+    "square": ("same", [(N, "x * x")]),
+    "relu": ("same", [(SI + F, "x < 0 ? (@T)0 : x"), (U, "x")]),
+    "sign": ("same", [(B + U, "x != 0"), (SI + F, "(x > 0) - (x < 0)")]),
+    "floor": ("same", [(I, "x"), (F, "floor(x)")]),
+    "ceil": ("same", [(I, "x"), (F, "ceil(x)")]),
+    "trunc": ("same", [(I, "x"), (F, "trunc(x)")]),
+    "round": ("same", [(I, "x"), (F, "rint(x)")]),
+    "frac": ("same", [(F, "x - trunc(x)")]),
+    "reciprocal": ("same", [(F, "(@T)1 / x")]),
+    "rsqrt": ("same", [(F, "(@T)1 / sqrt(x)")]),
+    "sigmoid": ("same", [(F, "em_sigmoid_@S(x)")]),
+    "silu": ("same", [(F, "x * em_sigmoid_@S(x)")]),
+    "softplus": ("same", [(F, "em_softplus_@S(x)")]),
+    "mish": ("same", [(F, "x * tanh(em_softplus_@S(x))")]),
+    "gelu": ("same", [(F, "x * 0.5@L * erfc(-x * 0.70710678118654752440@L)")]),
+    "gelu_tanh": (
+        "same",
+        [(F, "x * em_sigmoid_@S(1.59576912160573071176@L * (x + 0.044715@L * x * x * x))")],
+    ),  # noqa: E501
+    "logical_not": ("bool", [(ALL, "x == 0")]),
+    "isnan": ("bool", [(F, "x != x"), (B + I, "0")]),
+    "isinf": ("bool", [(F, "fabs(x) == (@T)INFINITY"), (B + I, "0")]),
+    "isfinite": ("bool", [(F, "fabs(x) < (@T)INFINITY"), (B + I, "1")]),
+}
+for _f in (
+    "exp exp2 expm1 log log2 log10 log1p sqrt sin cos tan asin acos atan sinh cosh tanh "
+    "asinh acosh atanh erf erfc"
+).split():
+    UNARY[_f] = ("same", [(F, f"{_f}(x)")])
+
+#: op -> (result kind, [(dtypes, expression in x and y[, error condition])]).
+BINARY: dict[str, tuple[str, list[tuple]]] = {
+    "add": ("same", [(B, "x | y"), (N, "x + y")]),
+    "sub": ("same", [(N, "x - y")]),
+    "mul": ("same", [(B, "x & y"), (N, "x * y")]),
+    "div": ("same", [(F, "x / y")]),
+    "div_floor": ("same", [(F, "em_divfloor_@S(x, y)"), (I, "em_idivfloor_@S(x, y)", "y == 0")]),
+    "div_trunc": ("same", [(F, "trunc(x / y)"), (I, "em_idivtrunc_@S(x, y)", "y == 0")]),
+    "remainder": ("same", [(F, "em_remainder_@S(x, y)"), (I, "em_irem_@S(x, y)", "y == 0")]),
+    "fmod": ("same", [(F, "fmod(x, y)"), (I, "em_ifmod_@S(x, y)", "y == 0")]),
+    "maximum": ("same", [(B, "x | y"), (I, "max(x, y)"), (F, f"{_NAN2} ? x + y : fmax(x, y)")]),
+    "minimum": ("same", [(B, "x & y"), (I, "min(x, y)"), (F, f"{_NAN2} ? x + y : fmin(x, y)")]),
+    "pow": ("same", [(F, "pow(x, y)"), (I, "em_ipow_@S(x, y)")]),
+    "atan2": ("same", [(F, "atan2(x, y)")]),
+    "hypot": ("same", [(F, "hypot(x, y)")]),
+    "copysign": ("same", [(F, "copysign(x, y)")]),
+    "eq": ("bool", [(ALL, "x == y")]),
+    "ne": ("bool", [(ALL, "x != y")]),
+    "lt": ("bool", [(ALL, "x < y")]),
+    "le": ("bool", [(ALL, "x <= y")]),
+    "gt": ("bool", [(ALL, "x > y")]),
+    "ge": ("bool", [(ALL, "x >= y")]),
+    "logical_and": ("bool", [(ALL, "(x != 0) & (y != 0)")]),
+    "logical_or": ("bool", [(ALL, "(x != 0) | (y != 0)")]),
+    "logical_xor": ("bool", [(ALL, "(x != 0) ^ (y != 0)")]),
+    "bitwise_and": ("same", [(B + I, "x & y")]),
+    "bitwise_or": ("same", [(B + I, "x | y")]),
+    "bitwise_xor": ("same", [(B + I, "x ^ y")]),
+    "bitwise_left_shift": ("same", [(I, "em_ishl_@S(x, y)")]),
+    "bitwise_right_shift": ("same", [(I, "em_ishr_@S(x, y)")]),
+}
+#: add/sub with alpha != 1 (alpha is @T for floats, long for integers, uchar for bool).
+BINARY_ALPHA = {
+    "add": [(B, "x | (y & alpha)"), (N, "x + alpha * y")],
+    "sub": [(N, "x - alpha * y")],
+}
+
+_FLOAT_HELPERS = r"""
+static inline @T em_sigmoid_@S(@T x) { return (@T)1 / ((@T)1 + exp(-x)); }
+static inline @T em_softplus_@S(@T x) { return x > (@T)20 ? x : log1p(exp(x)); }
+static inline @T em_divfloor_@S(@T a, @T b)
+{   /* floor(a / b) computed from fmod, exact where a / b would round up to an integer */
+    if (b == 0) return a / b;
+    @T m = fmod(a, b), d = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    if (d == 0) return copysign((@T)0, a / b);
+    @T fl = floor(d);
+    if (d - fl > 0.5@L) fl += 1;
+    return fl;
+}
+static inline @T em_remainder_@S(@T a, @T b)
+{
+    @T m = fmod(a, b);
+    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    return m;
+}
+"""
+_SIGNED_HELPERS = r"""
+static inline @T em_idivfloor_@S(@T a, @T b)
+{
+    if (b == 0) return 0;
+    if (b == -1) return (@T)(0 - (@U)a);
+    @T q = a / b, r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? (@T)(q - 1) : q;
+}
+static inline @T em_idivtrunc_@S(@T a, @T b)
+{ return b == 0 ? 0 : (b == -1 ? (@T)(0 - (@U)a) : (@T)(a / b)); }
+static inline @T em_irem_@S(@T a, @T b)
+{
+    if (b == 0 || b == -1) return 0;
+    @T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? (@T)(r + b) : r;
+}
+static inline @T em_ifmod_@S(@T a, @T b) { return (b == 0 || b == -1) ? 0 : (@T)(a % b); }
+static inline @T em_ipow_@S(@T a, @T b)
+{
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    ulong r = 1, base = (ulong)(long)a, e = (ulong)b;
+    while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
+    return (@T)r;
+}
+static inline @T em_ishl_@S(@T a, @T b) { return (b < 0 || b >= @BITS) ? 0 : (@T)((@U)a << b); }
+static inline @T em_ishr_@S(@T a, @T b)
+{ return (b < 0 || b >= @BITS) ? (@T)(a < 0 ? -1 : 0) : (@T)(a >> b); }
+"""
+_UNSIGNED_HELPERS = r"""
+static inline @T em_idivfloor_@S(@T a, @T b) { return b == 0 ? 0 : (@T)(a / b); }
+static inline @T em_idivtrunc_@S(@T a, @T b) { return b == 0 ? 0 : (@T)(a / b); }
+static inline @T em_irem_@S(@T a, @T b) { return b == 0 ? 0 : (@T)(a % b); }
+static inline @T em_ifmod_@S(@T a, @T b) { return b == 0 ? 0 : (@T)(a % b); }
+static inline @T em_ipow_@S(@T a, @T b)
+{
+    ulong r = 1, base = a, e = b;
+    while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
+    return (@T)r;
+}
+static inline @T em_ishl_@S(@T a, @T b) { return b >= @BITS ? 0 : (@T)(a << b); }
+static inline @T em_ishr_@S(@T a, @T b) { return b >= @BITS ? 0 : (@T)(a >> b); }
+"""
+_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_UNS = {"uint8": "uchar", "int8": "uchar", "int16": "ushort", "int32": "uint", "int64": "ulong"}
+
+
+def subst(text: str, dt: str) -> str:
+    """Expand the ``@`` placeholders of ``text`` for dtype ``dt``."""
+    rep = {
+        "@T": CTYPE[dt],
+        "@S": dt,
+        "@L": "f" if dt == "float32" else "",
+        "@U": _UNS.get(dt, ""),
+        "@BITS": str(_BITS.get(dt, 0)),
+    }
+    for k in sorted(rep, key=len, reverse=True):
+        text = text.replace(k, rep[k])
+    return text
+
+
+def helpers(dt: str) -> str:
+    if dt in F:
+        return subst(_FLOAT_HELPERS, dt)
+    if dt in SI:
+        return subst(_SIGNED_HELPERS, dt)
+    if dt in U:
+        return subst(_UNSIGNED_HELPERS, dt)
+    return ""
+
+
+def _pick(rules: list[tuple], dt: str) -> tuple | None:
+    for rule in rules:
+        if dt in rule[0]:
+            return rule
+    return None
+
+
+def _ew_kernel(name: str, nin: int, dt: str, odt: str, expr: str, chk: str | None, extra: str):
+    names = ["o", "a", "b"][: nin + 1]
+    T, OT = CTYPE[dt], CTYPE[odt]
+    params = [f"__global {OT}* p_o, const long off_o"]
+    params += [f"__global const {T}* p_{n}, const long off_{n}" for n in names[1:]]
+    loads = "".join(f" {T} {v} = p_{n}[i_{n}];" for v, n in zip("xy", names[1:]))
+    check = f" if ({chk}) err[0] = 1;" if chk else ""
+    return (
+        f"__kernel void {name}(const long n, const int nd, __global const long* meta, "
+        f"{', '.join(params)}{extra}, __global int* err)\n{{\n"
+        f"    long i = get_global_id(0); if (i >= n) return;\n    {index_code(names)}\n"
+        f"   {loads}\n    p_o[i_o] = ({OT})({subst(expr, dt)});{check}\n}}\n"
+    )
+
+
+def _source(family: str, dt: str) -> str:
+    parts = [helpers(dt)]
+    if family == "unary":
+        for op, (res, rules) in UNARY.items():
+            r = _pick(rules, dt)
+            if r is not None:
+                odt = "bool" if res == "bool" else dt
+                parts.append(_ew_kernel(f"u_{op}", 1, dt, odt, r[1], None, ""))
+    else:
+        for op, (res, rules) in BINARY.items():
+            r = _pick(rules, dt)
+            if r is not None:
+                odt = "bool" if res == "bool" else dt
+                chk = r[2] if len(r) > 2 else None
+                parts.append(_ew_kernel(f"b_{op}", 2, dt, odt, r[1], chk, ""))
+        at = CTYPE[dt] if dt in F else ("uchar" if dt == "bool" else "long")
+        for op, rules in BINARY_ALPHA.items():
+            r = _pick(rules, dt)
+            if r is not None:
+                parts.append(_ew_kernel(f"ba_{op}", 2, dt, dt, r[1], None, f", const {at} alpha"))
+    return "\n".join(parts)
+
+
+def plan(out: Any, *ins: Any) -> tuple[int, int, list[int]]:
+    """(numel, nd, meta) of an elementwise launch over ``out``'s shape; nd 0 = all contiguous."""
+    shape = out._shape
+    n = 1
+    for s in shape:
+        n *= s
+    cs = []
+    acc = 1
+    for s in reversed(shape):
+        cs.append(acc)
+        acc *= s
+    cs.reverse()
+    cst = tuple(cs)
+    strides = [out._stride] + [t._stride for t in ins]
+    if all(tuple(st) == cst for st in strides):
+        return n, 0, []
+    cshape, cstr = coalesce(shape, strides)
+    if len(cshape) == 1 and all(st == [1] for st in cstr):
+        return n, 0, []
+    return n, len(cshape), cshape + [s for st in cstr for s in st]
+
+
+def _unsupported(op: str, dt: str) -> TypeError:
+    return TypeError(f"ember_opencl: {op!r} is not implemented for {dt}")
+
+
+def _launch(kname: str, family: str, out: Any, ins: tuple, scalars: tuple, sc_types: list) -> None:
+    dev = device_of(out)
+    dt = ins[0]._dtype.name
+    n, nd, meta = plan(out, *ins)
+    if n == 0:
+        return
+    argtypes = [np.int64, np.int32] + [None] + [None, np.int64] * (len(ins) + 1) + sc_types
+    argtypes.append(None)
+    try:
+        k = dev.kernel((family, dt), kname, partial(_source, family, dt), argtypes)
+    except AttributeError:
+        raise _unsupported(kname.split("_", 1)[1], dt) from None
+    chk = family == "binary" and _CHECKED.get((kname, dt), False)
+    err = dev.error_flag() if chk else dev._err
+    args: list[Any] = [n, nd, dev.meta(meta), out._storage.data.buf, out._offset]
+    for t in ins:
+        args += [t._storage.data.buf, t._offset]
+    dev.launch(k, n, *args, *scalars, err)
+    if chk and dev.read_error():
+        raise RuntimeError("ZeroDivisionError")
+
+
+_CHECKED = {
+    (f"b_{op}", dt): True
+    for op, (_, rules) in BINARY.items()
+    for r in rules
+    if len(r) > 2
+    for dt in r[0]
+}
+
+
+def unary(op: str, out: Any, a: Any) -> None:
+    """out = op(a); out has a's shape and dtype (bool for predicates)."""
+    if _pick(UNARY[op][1], a._dtype.name) is None:
+        raise _unsupported(op, a._dtype.name)
+    _launch(f"u_{op}", "unary", out, (a,), (), [])
+
+
+def binary(op: str, out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
+    """out = op(a, b) (add/sub: a +/- alpha * b); a and b share the compute dtype."""
+    dt = a._dtype.name
+    if alpha == 1 or op not in BINARY_ALPHA:
+        if _pick(BINARY[op][1], dt) is None:
+            raise _unsupported(op, dt)
+        _launch(f"b_{op}", "binary", out, (a, b), (), [])
+        return
+    if dt in F:
+        sc, st = float(alpha), np.float32 if dt == "float32" else np.float64
+    elif isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    else:
+        sc, st = (int(bool(alpha)), np.uint8) if dt == "bool" else (int(alpha), np.int64)
+    _launch(f"ba_{op}", "binary", out, (a, b), (sc,), [st])
+
+
+def _where_source(isz: int) -> str:
+    T = UTYPE[isz]
+    return (
+        "__kernel void where_k(const long n, const int nd, __global const long* meta, "
+        f"__global {T}* p_o, const long off_o, __global const uchar* p_c, const long off_c, "
+        f"__global const {T}* p_a, const long off_a, __global const {T}* p_b, const long off_b)\n"
+        "{\n    long i = get_global_id(0); if (i >= n) return;\n"
+        f"    {index_code(['o', 'c', 'a', 'b'])}\n"
+        "    p_o[i_o] = p_c[i_c] ? p_a[i_a] : p_b[i_b];\n}\n"
+    )
+
+
+def where(out: Any, cond: Any, a: Any, b: Any) -> None:
+    """out = cond ? a : b, any dtype (moved as bits of its item size)."""
+    dev = device_of(out)
+    n, nd, meta = plan(out, cond, a, b)
+    if n == 0:
+        return
+    isz = out._dtype.itemsize
+    argtypes = [np.int64, np.int32, None] + [None, np.int64] * 4
+    k = dev.kernel(("where", isz), "where_k", partial(_where_source, isz), argtypes)
+    args: list[Any] = [n, nd, dev.meta(meta)]
+    for t in (out, cond, a, b):
+        args += [t._storage.data.buf, t._offset]
+    dev.launch(k, n, *args)
+
+
+def _div_mode(out: Any, a: Any, b: Any, rounding_mode: str | None) -> None:
+    op = {"floor": "div_floor", "trunc": "div_trunc", None: "div"}.get(rounding_mode)
+    if op is None:
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    binary(op, out, a, b)
+
+
+def _gelu(out: Any, a: Any, approximate: str = "none") -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got '{approximate}'")
+    unary("gelu_tanh" if approximate == "tanh" else "gelu", out, a)
+
+
+#: operator overload -> the BINARY op for the overloads whose names differ.
+_BINARY_OVERLOADS = {
+    "mul": "Tensor",
+    "remainder": "Tensor",
+    "fmod": "Tensor",
+    "maximum": "default",
+    "minimum": "default",
+    "atan2": "default",
+    "hypot": "default",
+    "copysign": "default",
+    "eq": "Tensor",
+    "ne": "Tensor",
+    "lt": "Tensor",
+    "le": "Tensor",
+    "gt": "Tensor",
+    "ge": "Tensor",
+    "logical_and": "default",
+    "logical_or": "default",
+    "logical_xor": "default",
+    "bitwise_and": "Tensor",
+    "bitwise_or": "Tensor",
+    "bitwise_xor": "Tensor",
+    "bitwise_left_shift": "Tensor",
+    "bitwise_right_shift": "Tensor",
+    "add": "Tensor",
+    "sub": "Tensor",
+    "div": "Tensor",
+}
+
+
+def kernels() -> dict[str, Any]:
+    """Operator overload -> kernel for this family."""
+    table: dict[str, Any] = {}
+    for op in UNARY:
+        if op != "gelu_tanh":
+            table[f"{op}.default"] = partial(unary, op)
+    table["gelu.default"] = _gelu
+    for op, overload in _BINARY_OVERLOADS.items():
+        table[f"{op}.{overload}"] = partial(binary, op)
+    table["div.Tensor_mode"] = _div_mode
+    table["pow.Tensor_Tensor"] = partial(binary, "pow")
+    table["where.self"] = where
+    return table
