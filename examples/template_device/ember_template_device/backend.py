@@ -80,4 +80,7 @@ class TemplateBackend(DeviceBackend):
         return TemplateGenerator()
 
     def environment(self) -> dict[str, str]:
-        return {"numpy": np.__version__, "devices": "template:0 (host memory, numpy kernels)"}
+        return {
+            "numpy": np.__version__,
+            "devices": "template:0 (numpy kernels, blocks in host RAM)",
+        }
