@@ -105,12 +105,11 @@ def _index(device: Any) -> int:
         return 0
     if isinstance(device, int):
         return device
-    idx = getattr(device, "index", None)
-    if idx is None and isinstance(device, str):
+    if isinstance(device, str):
         import ember
 
-        idx = ember.device(device).index
-    return idx or 0
+        device = ember.device(device)
+    return getattr(device, "index", None) or 0
 
 
 def _alloc(device: Any) -> Any:
