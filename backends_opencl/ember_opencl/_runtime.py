@@ -83,7 +83,10 @@ static inline int em_f2i_d(double x) { return (x > -2147483649.0 && x < 21474836
 #endif
 """
 
-BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt"]
+BUILD_OPTIONS = [
+    "-cl-fp32-correctly-rounded-divide-sqrt",
+    "-w",
+]  # -w: PoCL prints warnings to stderr
 LOCAL = 256  # work-group size of 1-D kernels (PoCL runs a group as one vectorised loop)
 
 _discovery: list[Any] = []  # [list of OpenCLDevice] once discovered
@@ -174,7 +177,7 @@ class OpenCLDevice:
         self._programs: dict[Any, Any] = {}
         self._kernels: dict[Any, Any] = {}
         self._meta: dict[tuple[int, ...], Any] = {}
-        self._err = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, 4)
+        self._err = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, 16)
         self._dummy = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, 64)
         self.local = min(LOCAL, self.max_group)
 
@@ -229,14 +232,18 @@ class OpenCLDevice:
         return b
 
     def error_flag(self) -> Any:
-        """The device's error word, zeroed, for kernels that report failures (division by 0)."""
-        self.cl.enqueue_fill_buffer(self.queue, self._err, np.int32(0), 0, 4)
+        """The device's error words (flag, value), zeroed, for kernels that can fail
+        (division by zero, an index out of range)."""
+        self.cl.enqueue_fill_buffer(self.queue, self._err, np.int32(0), 0, 16)
         return self._err
 
     def read_error(self) -> int:
-        out = np.zeros(1, np.int32)
+        return self.read_error_value()[0]
+
+    def read_error_value(self) -> tuple[int, int]:
+        out = np.zeros(2, np.int64)
         self.cl.enqueue_copy(self.queue, out, self._err, is_blocking=True)
-        return int(out[0])
+        return int(out[0]), int(out[1])
 
     def synchronize(self) -> None:
         self.queue.finish()
