@@ -44,6 +44,7 @@ from ember.nn.modules.normalization import (
     LayerNorm,
     RMSNorm,
 )  # fmt: skip
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = [
     "Module", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
@@ -52,4 +53,5 @@ __all__ = [
     "Mish", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]  # fmt: skip
