@@ -22,6 +22,10 @@ from ember.nn.functional._activation import (
     softplus,
     tanh,
 )
+from ember.nn.functional._attention import (
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from ember.nn.functional._layers import (
     batch_norm,
     bilinear,
@@ -54,4 +58,5 @@ __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "cosine_embedding_loss",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
 ]  # fmt: skip

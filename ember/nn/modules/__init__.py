@@ -45,6 +45,11 @@ from ember.nn.modules.normalization import (
     RMSNorm,
 )  # fmt: skip
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.transformer import (
+    MultiheadAttention,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)  # fmt: skip
 
 __all__ = [
     "Module", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
@@ -54,4 +59,5 @@ __all__ = [
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
 ]  # fmt: skip

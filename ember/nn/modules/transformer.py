@@ -1,0 +1,269 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""Attention layers: MultiheadAttention, TransformerEncoderLayer, TransformerEncoder.
+
+Written over ``ember.nn.functional.multi_head_attention_forward``. Parameter
+names, their order and default initialisation are PyTorch's, so a PyTorch
+``state_dict`` loads unchanged:
+
+* ``in_proj_weight`` (3E, E), or ``q_proj_weight``/``k_proj_weight``/``v_proj_weight``
+  when ``kdim``/``vdim`` differ from ``embed_dim``, all ``xavier_uniform_``;
+* ``in_proj_bias`` (3E) and ``out_proj.bias`` start at zero; ``bias_k``/``bias_v``
+  (with ``add_bias_kv``) are ``xavier_normal_``; ``out_proj`` is a Linear.
+
+There is no fused "fast path": eval-mode outputs equal training-mode ones with
+dropout off (PyTorch's nested-tensor path zeroes padded positions instead).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.core.tensor import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.activation import Dropout
+from ember.nn.modules.container import ModuleList
+from ember.nn.modules.linear import Linear
+from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import LayerNorm
+from ember.nn.parameter import Parameter
+
+__all__ = [
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+    "TransformerEncoder",
+    "generate_square_subsequent_mask",
+]
+
+
+def generate_square_subsequent_mask(
+    sz: int, device: Any = None, dtype: Any = None
+) -> Tensor:  # fmt: skip
+    """A float (sz, sz) mask: ``-inf`` above the diagonal, 0 elsewhere.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.modules.transformer.generate_square_subsequent_mask(2).tolist()
+        [[0.0, -inf], [0.0, 0.0]]
+    """
+    full = ember.full((sz, sz), float("-inf"), device=device, dtype=dtype)
+    return full.triu(1)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under PyTorch's name for ``MultiheadAttention.out_proj`` (same repr)."""
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention ``softmax(Q K^T / sqrt(d)) V`` over ``num_heads`` heads.
+
+    Examples:
+        >>> import ember
+        >>> mha = ember.nn.MultiheadAttention(8, 2, batch_first=True)
+        >>> x = ember.zeros(3, 5, 8)
+        >>> out, weights = mha(x, x, x)
+        >>> out.shape, weights.shape
+        (ember.Size([3, 5, 8]), ember.Size([3, 5, 5]))
+    """
+
+    def __init__(
+        self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+        add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+        vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None,
+    ) -> None:  # fmt: skip
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
+            )
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(ember.empty(3 * embed_dim, embed_dim, **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(ember.empty(embed_dim, embed_dim, **kw))
+            self.k_proj_weight = Parameter(ember.empty(embed_dim, self.kdim, **kw))
+            self.v_proj_weight = Parameter(ember.empty(embed_dim, self.vdim, **kw))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(ember.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        self.bias_k: Parameter | None = None
+        self.bias_v: Parameter | None = None
+        if add_bias_kv:
+            self.bias_k = Parameter(ember.empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(ember.empty(1, 1, embed_dim, **kw))
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+        need_weights: bool = True, attn_mask: Tensor | None = None,
+        average_attn_weights: bool = True, is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:  # fmt: skip
+        batched = query.ndim == 3
+        if self.batch_first and batched:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads,
+            self.in_proj_weight, self.in_proj_bias, self.bias_k, self.bias_v,
+            self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask,
+            need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )  # fmt: skip
+        if self.batch_first and batched:
+            out = out.transpose(0, 1)
+        return out, weights
+
+
+_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": F.relu, "gelu": F.gelu}
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual and a LayerNorm.
+
+    ``norm_first=False`` (post-norm): ``x = norm1(x + sa(x)); x = norm2(x + ff(x))``;
+    ``norm_first=True`` (pre-norm): ``x = x + sa(norm1(x)); x = x + ff(norm2(x))``.
+
+    Examples:
+        >>> import ember
+        >>> layer = ember.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+        >>> layer(ember.zeros(3, 5, 8)).shape
+        ember.Size([3, 5, 8])
+    """
+
+    def __init__(
+        self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
+        batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+        device: Any = None, dtype: Any = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            if activation not in _ACTIVATIONS:
+                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+            activation = _ACTIVATIONS[activation]
+        self.activation = activation
+
+    def forward(
+        self, src: Tensor, src_mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None, is_causal: bool = False,
+    ) -> Tensor:  # fmt: skip
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(
+        self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None, is_causal: bool
+    ) -> Tensor:
+        out = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+            need_weights=False, is_causal=is_causal,
+        )[0]  # fmt: skip
+        return self.dropout1(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _is_causal_mask(mask: Tensor) -> bool:
+    """Whether ``mask`` is exactly the square subsequent mask (float or bool form)."""
+    n = mask.shape[-1]
+    if mask.ndim != 2 or mask.shape[0] != n:
+        return False
+    if mask.dtype == ember.bool:
+        reference = ember.ones(n, n, dtype=ember.bool, device=mask.device).triu(1)
+    else:
+        reference = generate_square_subsequent_mask(n, device=mask.device, dtype=mask.dtype)
+    return bool((mask == reference).all().item())
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm``.
+
+    Examples:
+        >>> import ember
+        >>> layer = ember.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16)
+        >>> enc = ember.nn.TransformerEncoder(layer, num_layers=2)
+        >>> enc(ember.zeros(5, 3, 8)).shape
+        ember.Size([5, 3, 8])
+    """
+
+    def __init__(
+        self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
+        enable_nested_tensor: bool = True, mask_check: bool = True,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+
+    def forward(
+        self, src: Tensor, mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None,
+    ) -> Tensor:  # fmt: skip
+        if is_causal is None:
+            is_causal = mask is not None and _is_causal_mask(mask)
+        out = src
+        for layer in self.layers:
+            out = layer(
+                out, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask
+            )
+        return self.norm(out) if self.norm is not None else out
