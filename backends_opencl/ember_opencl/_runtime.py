@@ -180,6 +180,7 @@ class OpenCLDevice:
         self._err = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, 16)
         self._dummy = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, 64)
         self.local = min(LOCAL, self.max_group)
+        self._launch_lock = threading.Lock()
 
     # -- programs -----------------------------------------------------------------------------
     def program(self, key: Any, source: Callable[[], str]) -> Any:
@@ -209,10 +210,12 @@ class OpenCLDevice:
     def launch(self, kernel: Any, n: int, *args: Any) -> None:
         """Run a 1-D kernel over ``n`` work-items (rounded up to the group size)."""
         ls = self.local
-        kernel(self.queue, ((n + ls - 1) // ls * ls,), (ls,), *args)
+        with self._launch_lock:  # a kernel object's arguments are shared state
+            kernel(self.queue, ((n + ls - 1) // ls * ls,), (ls,), *args)
 
     def launch_nd(self, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...], *args: Any):
-        kernel(self.queue, gsize, lsize, *args)
+        with self._launch_lock:
+            kernel(self.queue, gsize, lsize, *args)
 
     def meta(self, values: Sequence[int]) -> Any:
         """A device buffer of int64 ``values`` (cached: layouts repeat)."""

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember_opencl._runtime import CTYPE, device_of
+from ember_opencl.ops_copy import copy
 
 __all__ = ["kernels"]
 
@@ -348,13 +349,38 @@ def max_pool2d(out, indices, x, kernel_size, stride, padding, dilation, *_: Any)
     )
 
 
+def _plain(fn: Any, written: tuple[int, ...]) -> Any:
+    """``fn`` on zero-offset contiguous tensors: other arguments (a contiguous slice starts at an
+    offset; a weight may be a strided view) go through a copy, and the ones the kernel writes
+    (positions ``written``) are copied back."""
+
+    def kernel(*args: Any) -> None:
+        import ember
+
+        new, back = list(args), []
+        for i, a in enumerate(args):
+            if hasattr(a, "_storage") and (a._offset or not a.is_contiguous()):
+                c = ember.empty(tuple(a._shape), dtype=a._dtype, device=a.device)
+                copy(c, a)
+                new[i] = c
+                if i in written:
+                    back.append((a, c))
+        fn(*new)
+        for a, c in back:
+            copy(a, c)
+
+    kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", "kernel")
+    kernel.__doc__ = fn.__doc__
+    return kernel
+
+
 def kernels() -> dict[str, Any]:
     return {
-        "_softmax.default": partial(_softmax_any, 0),
-        "_log_softmax.default": partial(_softmax_any, 1),
-        "native_layer_norm.default": layer_norm,
-        "native_batch_norm.default": batch_norm,
-        "im2col.default": im2col,
-        "col2im.default": col2im,
-        "max_pool2d_with_indices.default": max_pool2d,
+        "_softmax.default": _plain(partial(_softmax_any, 0), (0,)),
+        "_log_softmax.default": _plain(partial(_softmax_any, 1), (0,)),
+        "native_layer_norm.default": _plain(layer_norm, (0, 1, 2)),
+        "native_batch_norm.default": _plain(batch_norm, (0, 1, 2, 6, 7)),
+        "im2col.default": _plain(im2col, (0,)),
+        "col2im.default": _plain(col2im, (0,)),
+        "max_pool2d_with_indices.default": _plain(max_pool2d, (0, 1)),
     }

@@ -185,3 +185,27 @@ def test_im2col_col2im_and_max_pool(dt):
         KN.max_pool2d(ov, oi, d(x), ks, st, pad, dil)
         np.testing.assert_array_equal(h(ov), tv.numpy())
         np.testing.assert_array_equal(h(oi), ti.numpy())
+
+
+def test_registered_nn_kernels_accept_views_with_offsets():
+    import ember_opencl
+
+    table = ember_opencl._kernels()
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((5, 3, 4)).astype(np.float32)
+    big = d(np.concatenate([np.zeros((1, 3, 4), np.float32), x]))[1:]  # contiguous, offset 12
+    w = d(np.stack([np.ones(3, np.float32), rng.standard_normal(3).astype(np.float32)], 1))[:, 1]
+    rm = d(np.array([9.0, 0.0, 0.0, 0.0], np.float32))[1:]  # updated in place through a view
+    rv = d(np.array([9.0, 1.0, 1.0, 1.0], np.float32))[1:]
+    o, sm, si = empty(x.shape, "float32"), empty((3,), "float32"), empty((3,), "float32")
+    table["native_batch_norm.default"](o, sm, si, big, w, None, rm, rv, True, 0.1, 1e-5)
+    trm, trv = torch.zeros(3), torch.ones(3)
+    to, _, _ = torch.native_batch_norm(
+        torch.tensor(x), torch.tensor(h(w)), None, trm, trv, True, 0.1, 1e-5
+    )
+    np.testing.assert_allclose(h(o), to.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h(rm), trm.numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(h(rv), trv.numpy(), rtol=1e-5)
+    s = empty(x.shape, "float32")
+    table["_softmax.default"](s, big, 2)
+    np.testing.assert_allclose(h(s), torch.softmax(torch.tensor(x), 2).numpy(), rtol=1e-5)
