@@ -48,7 +48,7 @@ def _scatter_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
 
 def _scatter_ref(a: np.ndarray, dim: int, idx: np.ndarray, src: np.ndarray, red: str) -> Any:
     out = a.astype(np.float64).copy()
-    coords = list(np.indices(idx.shape))
+    coords: list[Any] = list(np.indices(idx.shape))
     coords[dim] = idx
     tgt = tuple(coords)
     s = src[tuple(slice(0, n) for n in idx.shape)].astype(np.float64)
@@ -263,6 +263,10 @@ def _pick(op: Any, k: int | None) -> Any:
     return call
 
 
+def _samples(build: Callable[..., Iterable[SampleInput]]) -> Any:
+    return lambda info, dtype, dev, rng: build(dtype, dev, rng)
+
+
 def nn_infos() -> list[OpInfo]:
     from ember.library import lookup
     from ember.testing.opdb import _differentiable
@@ -276,7 +280,7 @@ def nn_infos() -> list[OpInfo]:
                 op=_pick(op, k),
                 ref=ref,
                 dtypes=dtypes,
-                sample_inputs=lambda info, dtype, dev, rng, b=build: b(dtype, dev, rng),
+                sample_inputs=_samples(build),
                 differentiable=_differentiable(op),
                 primitive=True,
                 kind=op.kind or "composite",
