@@ -524,3 +524,116 @@ def _contract(sa: str, a: Tensor, sb: str, b: Tensor, later: set[str],
     r = pa.reshape(nb, m, k).matmul(pb.reshape(nb, k, n))
     r = r.reshape([sizes[c] for c in batch + only_a + only_b])
     return r, "".join(batch + only_a + only_b)
+
+
+# -- reference decompositions of the window primitives (used by devices without kernels) ------
+def _window_geometry(x: Tensor, k: Any, d: Any, p: Any, s: Any) -> tuple[int, int]:
+    h, w = x._shape[-2], x._shape[-1]
+    return (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1, (
+        w + 2 * p[1] - d[1] * (k[1] - 1) - 1
+    ) // s[1] + 1
+
+
+def im2col_decomp(self: Tensor, kernel_size: Any, dilation: Any, padding: Any,
+                  stride: Any) -> Tensor:  # fmt: skip
+    """``im2col`` as a strided window view of the padded input, copied once."""
+    k, d = pair(kernel_size), pair(dilation)
+    p, s = pair(padding), pair(stride)
+    x = self.unsqueeze(0) if self.ndim == 3 else self
+    n, c = x._shape[0], x._shape[1]
+    oh, ow = _window_geometry(x, k, d, p, s)
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"im2col: calculated shape of the array of sliding blocks ({oh}, {ow}) must be at "
+            "least one in each dimension"
+        )
+    xp = _aten().constant_pad_nd(x, (p[1], p[1], p[0], p[0]), 0).contiguous()
+    st = xp.stride()
+    win = xp.as_strided(
+        (n, c, k[0], k[1], oh, ow),
+        (st[0], st[1], d[0] * st[2], d[1] * st[3], s[0] * st[2], s[1] * st[3]),
+    )
+    cols = win.reshape(n, c * k[0] * k[1], oh * ow)
+    return cols.squeeze(0) if self.ndim == 3 else cols
+
+
+def _plane_positions(hp: int, wp: int, k: Any, d: Any, s: Any, oh: int, ow: int) -> np.ndarray:
+    i = np.arange(k[0])[:, None, None, None] * d[0]
+    j = np.arange(k[1])[None, :, None, None] * d[1]
+    y = np.arange(oh)[None, None, :, None] * s[0]
+    x = np.arange(ow)[None, None, None, :] * s[1]
+    return ((y + i) * wp + (x + j)).reshape(-1).astype(np.int64)
+
+
+def col2im_decomp(self: Tensor, output_size: Any, kernel_size: Any, dilation: Any,
+                  padding: Any, stride: Any) -> Tensor:  # fmt: skip
+    """``col2im`` as a scatter_add of the columns into the padded plane."""
+    from ember.core.factories import host_to_tensor
+
+    k, d = pair(kernel_size), pair(dilation)
+    p, s = pair(padding), pair(stride)
+    h, w = pair(output_size)
+    cols = self.unsqueeze(0) if self.ndim == 2 else self
+    n, ckk, length = cols._shape
+    c = ckk // (k[0] * k[1])
+    hp, wp = h + 2 * p[0], w + 2 * p[1]
+    oh = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh * ow != length:
+        raise RuntimeError(
+            f"col2im: expected input.size(2)={oh * ow} sliding blocks for output_size "
+            f"{[h, w]}, but got {length}"
+        )
+    pos = host_to_tensor(_plane_positions(hp, wp, k, d, s, oh, ow), dt.int64, cols._device)
+    flat = cols.reshape(n, c, ckk // c * length)
+    plane = _aten().zeros((n, c, hp * wp), dtype=cols._dtype, device=cols._device)
+    out = plane.scatter_add(2, pos.expand(n, c, pos._shape[0]), flat).view(n, c, hp, wp)
+    out = out.narrow(2, p[0], h).narrow(3, p[1], w)
+    return out.squeeze(0) if self.ndim == 2 else out
+
+
+def max_pool2d_with_indices_decomp(self: Tensor, kernel_size: Any, stride: Any = (),
+                                   padding: Any = 0, dilation: Any = 1,
+                                   ceil_mode: bool = False) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``max_pool2d_with_indices`` as amax/argmax over a window view of the padded input."""
+    from ember.core.factories import host_to_tensor
+
+    k = pair(kernel_size)
+    s = pair(stride) if stride not in ((), [], None) else k
+    p, d = pair(padding), pair(dilation)
+    x = self.unsqueeze(0) if self.ndim == 3 else self
+    n, c, h, w = x._shape
+    oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
+    ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
+    eh = max((oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]), 0)
+    ew = max((ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]), 0)
+    low = float("-inf") if x._dtype.category == dt.FLOAT else _int_min(x._dtype)
+    xp = _aten().constant_pad_nd(x, (p[1], p[1] + ew, p[0], p[0] + eh), low).contiguous()
+    st = xp.stride()
+    win = xp.as_strided(
+        (n, c, oh, ow, k[0], k[1]),
+        (st[0], st[1], s[0] * st[2], s[1] * st[3], d[0] * st[2], d[1] * st[3]),
+    ).reshape(n, c, oh, ow, k[0] * k[1])
+    values = win.amax(-1)
+    arg = win.argmax(-1)
+    # The flat input index (y * W + x) of every window position.
+    ys = (
+        np.arange(oh)[:, None, None, None] * s[0]
+        - p[0]
+        + np.arange(k[0])[None, None, :, None] * d[0]
+    )
+    xs = (
+        np.arange(ow)[None, :, None, None] * s[1]
+        - p[1]
+        + np.arange(k[1])[None, None, None, :] * d[1]
+    )
+    table = (ys * w + xs).reshape(oh, ow, k[0] * k[1]).astype(np.int64)
+    pos = host_to_tensor(table, dt.int64, x._device).expand(n, c, oh, ow, k[0] * k[1])
+    idx = pos.gather(4, arg.unsqueeze(-1)).squeeze(-1)
+    if self.ndim == 3:
+        return values.squeeze(0), idx.squeeze(0)
+    return values, idx
+
+
+def _int_min(d: dt.dtype) -> int:
+    return int(np.iinfo(np.dtype(d.name)).min)
