@@ -19,7 +19,8 @@ storage version; outputs that do not require grad lose the Autograd bit.
 Note [Formula parameters]
     A formula's first parameter receives the output's gradient; the others are
     named after what they read: a schema argument (``self``, ``other``, ``dim``),
-    ``result`` (the output), ``<arg>_shape`` (an input's shape, nothing saved) or
+    ``result`` (the output; for an operator with several outputs, the first, and
+    ``result1``, ``result2``, ... the others), ``<arg>_shape`` (an input's shape, nothing saved) or
     ``<arg>_geometry`` / ``result_geometry`` (shape, stride, storage offset). Only
     what the formulas for the inputs that need a gradient name is saved.
 
@@ -168,7 +169,7 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
     saved: dict[str, Any] = {}
     values = dict(zip(info.names, args))
     for name in needed:
-        if name == "result" or name == "result_geometry":
+        if name.startswith("result"):
             continue
         if name in values:
             v = values[name]
@@ -194,6 +195,18 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
             _mark(out, node, 0)
             if view_base is not None and base_geo is not None:
                 _copy_slices(view_base, base_edge, base_geo, out, node)
+    elif isinstance(out, tuple) and out and isinstance(out[0], Tensor):
+        # Multi-output primitives (sort, max_pool2d_with_indices, native_*_norm): the first
+        # output is differentiable; the others (indices, statistics) are what formulas read
+        # as ``result1``, ``result2``, ...
+        first = out[0]
+        if "result" in needed:
+            saved["result"] = SavedTensor(first, is_output=True)
+        for j in range(1, len(out)):
+            if f"result{j}" in needed:
+                saved[f"result{j}"] = SavedTensor(out[j])
+        if first._dtype.category == FLOAT:
+            _mark(first, node, 0)
     return out
 
 

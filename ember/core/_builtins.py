@@ -14,7 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import library
-from ember.core import factories, functional, shape_ops, views
+from ember.core import (
+    factories,
+    functional,
+    index_ops,
+    indexing,
+    nn_ops,
+    nn_prims,
+    shape_ops,
+    views,
+)
 from ember.core.tensor import Tensor
 from ember.dispatcher import registry
 from ember.dispatcher.schema import load_ops_yaml
@@ -103,6 +112,35 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "addcdiv": shape_ops.addcdiv,
     "cumsum": shape_ops.cumsum,
     "cumprod": shape_ops.cumprod,
+    # indexing, scatter, sort and sampling composites
+    **{
+        n: getattr(index_ops, n)
+        for n in (
+            "scatter scatter_ scatter_add scatter_add_ scatter_reduce index_select index_add "
+            "index_add_ index_copy index_copy_ index_fill index_fill_ index_put take "
+            "take_along_dim masked_fill masked_fill_ masked_select masked_scatter argwhere "
+            "count_nonzero sort argsort_stable argsort msort topk kthvalue median_dim median "
+            "bernoulli_ bernoulli multinomial randperm constant_pad_nd pad"
+        ).split()
+    },
+    "softmax_decomp": shape_ops.softmax_decomp,
+    "log_softmax_decomp": shape_ops.log_softmax_decomp,
+    "native_layer_norm_decomp": nn_ops.native_layer_norm_decomp,
+    "native_batch_norm_decomp": nn_ops.native_batch_norm_decomp,
+    "im2col_decomp": nn_ops.im2col_decomp,
+    "col2im_decomp": nn_ops.col2im_decomp,
+    "max_pool2d_with_indices_decomp": nn_ops.max_pool2d_with_indices_decomp,
+    "unique2": index_ops.unique2,
+    "unique_dim": index_ops.unique_dim,
+    # nn composites
+    **{
+        n: getattr(nn_ops, n)
+        for n in (
+            "convolution conv1d conv2d conv_transpose1d conv_transpose2d max_pool2d max_pool1d "
+            "avg_pool2d avg_pool1d adaptive_avg_pool2d adaptive_avg_pool1d adaptive_max_pool2d "
+            "layer_norm embedding einsum"
+        ).split()
+    },
 }
 
 #: Python operators -> the overload they call.
@@ -166,6 +204,9 @@ ALIASES = {
     "bitwise_or": "bitwise_or.Tensor",
     "bitwise_xor": "bitwise_xor.Tensor",
 }
+
+#: Modules whose import registers drivers for their ``kind:`` families.
+DRIVER_MODULES = (indexing, nn_prims)
 
 _library = library.Library("aten")
 #: Removed by ``ember.autograd._ensure_loaded`` when the generic Autograd kernel is installed.

@@ -44,6 +44,11 @@ __all__ = [
     "is_tensor",
     "numel",
     "squeeze",
+    "unique",
+    "einsum",
+    "sort",
+    "argsort",
+    "median",
 ]
 
 
@@ -237,3 +242,74 @@ setattr(Tensor, "__pow__", pow)  # noqa: B010 - assigning the dunder confuses my
 Tensor.div = _tensor_div  # type: ignore[attr-defined]
 Tensor.divide = _tensor_div  # type: ignore[attr-defined]
 Tensor.div_ = _tensor_div_  # type: ignore[attr-defined]
+
+
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct elements (or slices along ``dim``), sorted; optionally the inverse
+    indices and the counts, as ``torch.unique``."""
+    if dim is None:
+        out = ops.aten._unique2.default(input, sorted, return_inverse, return_counts)
+    else:
+        out = ops.aten.unique_dim.default(input, dim, sorted, return_inverse, return_counts)
+    res = [out[0]]
+    if return_inverse:
+        res.append(out[1])
+    if return_counts:
+        res.append(out[2])
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """``einsum("ij,jk->ik", a, b)`` (or the operands as one list)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return ops.aten.einsum.default(equation, list(operands))  # type: ignore[no-any-return]
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+    """(values, indices) sorted along ``dim``; ``stable=True`` keeps equal elements' order."""
+    return ops.aten.sort.stable(input, stable=stable, dim=dim, descending=descending)
+
+
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Tensor:
+    return ops.aten.sort.stable(input, stable=stable, dim=dim, descending=descending)[1]  # type: ignore[no-any-return]
+
+
+def _tensor_sort(
+    self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Any:
+    return sort(self, dim, descending, stable=stable)
+
+
+def _tensor_argsort(
+    self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Tensor:
+    return argsort(self, dim, descending, stable=stable)
+
+
+def _tensor_unique(self: Tensor, sorted: bool = True, return_inverse: bool = False,
+                   return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+Tensor.sort = _tensor_sort  # type: ignore[attr-defined]
+Tensor.argsort = _tensor_argsort  # type: ignore[attr-defined]
+Tensor.unique = _tensor_unique  # type: ignore[attr-defined]
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median of all elements, or (values, indices) along ``dim``."""
+    if dim is None:
+        return ops.aten.median.default(input)
+    return ops.aten.median.dim(input, dim, keepdim)
+
+
+Tensor.median = median  # type: ignore[attr-defined]

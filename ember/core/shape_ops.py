@@ -344,20 +344,31 @@ def _shifted(x: Tensor, d: int) -> Tensor:
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     x = self.to(dtype) if dtype is not None else self
     _float_check(x, "softmax_lastdim_kernel_impl")
-    d = _wrap_dim(dim, len(x._shape))
-    if len(x._shape) == 0:
-        x = x.unsqueeze(0)
-        return softmax(x, 0).squeeze(0)
-    e = _shifted(x, d).exp()
-    return e / e.sum(d, keepdim=True)
+    return _aten()._softmax.default(x, dim, False)  # type: ignore[no-any-return]
 
 
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     x = self.to(dtype) if dtype is not None else self
     _float_check(x, "log_softmax_lastdim_kernel_impl")
+    return _aten()._log_softmax.default(x, dim, False)  # type: ignore[no-any-return]
+
+
+def softmax_decomp(self: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    """``_softmax`` for a device without a native kernel: exp of the max-shifted input."""
+    x = self.to(dt.float32) if half_to_float and self._dtype in (dt.float16, dt.bfloat16) else self
     d = _wrap_dim(dim, len(x._shape))
     if len(x._shape) == 0:
-        return log_softmax(x.unsqueeze(0), 0).squeeze(0)
+        return softmax_decomp(x.unsqueeze(0), 0).squeeze(0)
+    e = _shifted(x, d).exp()
+    return e / e.sum(d, keepdim=True)
+
+
+def log_softmax_decomp(self: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
+    """``_log_softmax`` for a device without a native kernel."""
+    x = self.to(dt.float32) if half_to_float and self._dtype in (dt.float16, dt.bfloat16) else self
+    d = _wrap_dim(dim, len(x._shape))
+    if len(x._shape) == 0:
+        return log_softmax_decomp(x.unsqueeze(0), 0).squeeze(0)
     z = _shifted(x, d)
     return z - z.exp().sum(d, keepdim=True).log()
 

@@ -24,6 +24,8 @@ from ember.core.device import device
 from ember.core.dispatch_key import DEVICE_MASK as _DEVICE_MASK
 from ember.core.storage import Storage
 
+_device_type = device
+
 __all__ = ["Tensor", "Size", "make_tensor", "contiguous_strides"]
 
 
@@ -551,6 +553,58 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    # -- new_* factories and movedim ----------------------------------------------------------
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
+        from ember.core.structured import new_empty
+
+        shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+        t = new_empty(tuple(int(s) for s in shape), dtype or self._dtype,
+                      _device_type(device) if device is not None else self._device)  # fmt: skip
+        return t.requires_grad_() if requires_grad else t
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
+        t = self.new_empty(size, dtype=dtype, device=device).fill_(fill_value)
+        return t.requires_grad_() if requires_grad else t
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
+        t = self.new_empty(*size, dtype=dtype, device=device).fill_(0)
+        return t.requires_grad_() if requires_grad else t
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
+        t = self.new_empty(*size, dtype=dtype, device=device).fill_(1)
+        return t.requires_grad_() if requires_grad else t
+
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:  # fmt: skip
+        from ember.core.factories import tensor
+
+        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
+                      requires_grad=requires_grad)  # fmt: skip
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        src = [source] if isinstance(source, int) else list(source)
+        dst = [destination] if isinstance(destination, int) else list(destination)
+        n = self.ndim
+        if len(src) != len(dst):
+            raise RuntimeError(
+                f"movedim: Invalid source or destination dims: source ({src} dims) should "
+                f"contain the same number of dims as destination ({dst} dims)"
+            )
+        src = [s % max(n, 1) for s in src]
+        dst = [d % max(n, 1) for d in dst]
+        order = [-1] * n
+        for s, d in zip(src, dst):
+            order[d] = s
+        rest = iter(i for i in range(n) if i not in src)
+        order = [o if o >= 0 else next(rest) for o in order]
+        return self.permute(order)
+
+    moveaxis = movedim
+
     # -- conversion ---------------------------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``, with ``copy=False``."""
@@ -697,9 +751,23 @@ class Tensor:
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ember.core.views import getitem
+        from ember.core.views import getitem, split_advanced
 
-        target = getitem(self, index)
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__") for i in items):
+            view, idx = split_advanced(self, items)
+            if idx is not None:
+                from ember.core.structured import scalar_tensor
+
+                if isinstance(value, Tensor):
+                    v = value if value._dtype is self._dtype else value.to(self._dtype)
+                else:
+                    v = scalar_tensor(value, self._dtype, self._device)
+                _ops().index_put_.default(view, idx, v, False)
+                return
+            target = view
+        else:
+            target = getitem(self, index)
         if isinstance(value, Tensor):
             target.copy_(value)
         else:

@@ -387,11 +387,14 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     """``x[index]`` for ints, slices, None and Ellipsis, as one view."""
     if not isinstance(index, tuple):
         index = (index,)
-    if any(isinstance(i, (Tensor, list)) for i in index):
-        raise NotImplementedError(
-            "indexing with tensors or lists (advanced indexing) is not implemented yet; "
-            "use ints, slices, None and Ellipsis"
-        )
+    for i in index:
+        if isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__"):
+            from ember.dispatcher.namespace import ops
+
+            view, idx = split_advanced(self, index)
+            if idx is None:
+                return view
+            return ops.aten.index.Tensor(view, idx)  # type: ignore[no-any-return]
     n_real = sum(
         1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool)
     )
@@ -445,3 +448,94 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         res: Tensor = ops.aten.as_strided.default(self, tuple(shape), tuple(stride), off)
         return res
     return view_of(self, Size(shape), tuple(stride), off)
+
+
+def _as_index_tensor(i: Any, like: Tensor) -> Tensor:
+    from ember.core.factories import tensor
+
+    t = (
+        i
+        if isinstance(i, Tensor)
+        else tensor(i if not isinstance(i, list) or i else [], dtype=None)
+    )
+    if not isinstance(i, Tensor) and isinstance(i, list) and not i:
+        from ember.core import dtype as dt
+
+        t = t.to(dt.int64)
+    return t if t._device is like._device else t.to(like._device)
+
+
+def split_advanced(self: Tensor, index: tuple[Any, ...]) -> tuple[Tensor, list[Any] | None]:
+    """Split ``x[index]`` into a basic view and the advanced indices over the view's dims.
+
+    Ints, slices, None and Ellipsis are applied first as one view (so an int next
+    to a tensor index is a ``select``, as in PyTorch); each tensor index becomes
+    the entry for the view dim it lands on (a k-dim boolean mask covers k dims).
+    """
+    from ember.core import dtype as dt
+
+    items = [
+        _as_index_tensor(i, self)
+        if isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__")
+        else i
+        for i in index
+    ]
+
+    def consumed(i: Any) -> int:
+        if i is None or i is Ellipsis or isinstance(i, bool):
+            return 0
+        if isinstance(i, Tensor) and i._dtype in (dt.bool_, dt.uint8):
+            return i.ndim
+        return 1
+
+    n_real = sum(consumed(i) for i in items)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    basic: list[Any] = []
+    marks: list[tuple[int, Tensor, int]] = []  # (position in basic, tensor, dims covered)
+    for i in items:
+        if i is Ellipsis:
+            basic.extend([slice(None)] * (self.ndim - n_real))
+        elif isinstance(i, Tensor):
+            if i._dtype in (dt.bool_, dt.uint8) and i.ndim == 0:
+                marks.append((len(basic), i, 0))
+                basic.append(None)
+            elif i._dtype in (dt.bool_, dt.uint8):
+                marks.append((len(basic), i, i.ndim))
+                basic.extend([slice(None)] * i.ndim)
+            else:
+                marks.append((len(basic), i, 1))
+                basic.append(slice(None))
+        else:
+            basic.append(i)
+    view = getitem(self, tuple(basic))
+    # view dim of each basic entry
+    vdim: list[int] = []
+    d = 0
+    for b in basic:
+        vdim.append(d)
+        if b is None or isinstance(b, slice):
+            d += 1
+    entries: dict[int, tuple[Tensor, int]] = {}
+    for pos, t, k in marks:
+        if k == 0:
+            if not bool(t.item()):
+                view = view.narrow(vdim[pos], 0, 0)
+            continue
+        entries[vdim[pos]] = (t, k)
+    if not entries:
+        return view, None
+    idx: list[Any] = []
+    d = 0
+    last = max(entries)
+    while d <= last:
+        if d in entries:
+            t, k = entries[d]
+            idx.append(t)
+            d += k
+        else:
+            idx.append(None)
+            d += 1
+    return view, idx

@@ -257,32 +257,32 @@ def _compile_entry(op: OpOverload) -> Callable[..., Any]:
             params.append(name)
         t = arg.type
         if t.base == "Tensor" and t.is_list:
-            key_lines.append(f"    for _t in {name}:\n        if _t is not None: ks |= _t._ks")
+            key_lines.append(f"    for _t in {name}:\n        if _t is not None: _ks_ |= _t._ks")
         elif t.base == "Tensor" and not key_lines and not t.optional:
             key_lines.append(
-                f"    try:\n        ks = {name}._ks\n    except AttributeError:\n"
-                f"        ks = _scalar_ks({name}, {arg.name!r})"
+                f"    try:\n        _ks_ = {name}._ks\n    except AttributeError:\n"
+                f"        _ks_ = _scalar_ks({name}, {arg.name!r})"
             )
         elif t.base == "Tensor":
-            key_lines.append(f"    if isinstance({name}, _T): ks |= {name}._ks")
+            key_lines.append(f"    if isinstance({name}, _T): _ks_ |= {name}._ks")
         elif t.base == "Device":
             device_arg = name
     names = [p.split("=")[0] for p in params if p != "*"]
     body = []
     if not key_lines or not key_lines[0].startswith("    try"):
-        body.append("    ks = 0")
+        body.append("    _ks_ = 0")
     body += key_lines
     if device_arg is not None:
         body.append(
-            f"    if {device_arg} is not None: ks = (ks & ~_DEV) | _devmask({device_arg})\n"
-            "    elif not ks & _DEV: ks |= _defdev()"
+            f"    if {device_arg} is not None: _ks_ = (_ks_ & ~_DEV) | _devmask({device_arg})\n"
+            "    elif not _ks_ & _DEV: _ks_ |= _defdev()"
         )
     elif not key_lines:
-        body.append("    if not ks & _DEV: ks |= _defdev()")
-    body.append("    ks = (ks | _tls.include) & _tls.keep")
-    body.append("    k = _cache.get(ks)")
-    body.append("    if k is None: k = _resolve(ks)")
-    body.append(f"    return k({', '.join(names)})")
+        body.append("    if not _ks_ & _DEV: _ks_ |= _defdev()")
+    body.append("    _ks_ = (_ks_ | _tls.include) & _tls.keep")
+    body.append("    _k_ = _cache.get(_ks_)")
+    body.append("    if _k_ is None: _k_ = _resolve(_ks_)")
+    body.append(f"    return _k_({', '.join(names)})")
     fname = "_entry"
     src = f"def {fname}({', '.join(params)}):\n" + "\n".join(body) + "\n"
     ns: dict[str, Any] = {

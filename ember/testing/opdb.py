@@ -109,6 +109,9 @@ def _db() -> tuple[OpInfo, ...]:
             if info is not None:
                 infos.append(info)
     infos.extend(composite_infos())
+    from ember.testing._opdb_nn import nn_infos
+
+    infos.extend(nn_infos())
     return tuple(infos)
 
 

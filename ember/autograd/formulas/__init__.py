@@ -60,9 +60,9 @@ class DefaultFormulas:
 
     @hookimpl
     def ember_autograd_formulas(self) -> dict[str, Any]:
-        from ember.autograd.formulas import elementwise, shape
+        from ember.autograd.formulas import elementwise, indexing, nn, shape
 
-        return {**elementwise.FORMULAS, **shape.FORMULAS}
+        return {**elementwise.FORMULAS, **shape.FORMULAS, **indexing.FORMULAS, **nn.FORMULAS}
 
 
 plugin = DefaultFormulas()

@@ -2,9 +2,10 @@
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Layer functions of ``ember.nn.functional``: linear, dropout, norms, embedding, one_hot.
 
-All are compositions of ember operators. ``embedding`` gathers rows with a
-one-hot matrix product (the core has no advanced indexing or index_select yet):
-it costs O(N * num_embeddings) memory and its gradient is the exact scatter-add.
+All are compositions of ember operators. ``layer_norm`` and ``batch_norm`` call the
+fused ``native_layer_norm``/``native_batch_norm`` primitives; ``embedding`` is
+the core's ``embedding`` (an index into the weight, with a gradient that skips
+``padding_idx``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 
 import ember
-from ember.autograd.grad_mode import no_grad
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -80,13 +80,8 @@ def layer_norm(
     bias: Tensor | None = None,
     eps: float = 1e-5,
 ) -> Tensor:
-    dims = _norm_dims(input, normalized_shape)
-    mean = input.mean(dims, keepdim=True)
-    c = input - mean
-    out = c * ((c * c).mean(dims, keepdim=True) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    return out + bias if bias is not None else out
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    return ember.ops.aten.native_layer_norm.default(input, shape, weight, bias, eps)[0]
 
 
 def rms_norm(
@@ -138,32 +133,18 @@ def batch_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise over every dim but 1; in training also update the running statistics."""
-    dims = (0, *range(2, input.ndim))
-    count = input.numel() // input.shape[1]
     if training:
+        count = input.numel() // input.shape[1] if input.ndim > 1 else 0
         if count == 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        mean = input.mean(dims, keepdim=True)
-        c = input - mean
-        var = (c * c).mean(dims, keepdim=True)
-        if running_mean is not None and running_var is not None:
-            with no_grad():
-                running_mean.mul_(1.0 - momentum).add_(mean.reshape(-1).detach(), alpha=momentum)
-                unbiased = var.reshape(-1).detach() * (count / (count - 1))
-                running_var.mul_(1.0 - momentum).add_(unbiased, alpha=momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean = _channel_view(running_mean, input.ndim)
-        var = _channel_view(running_var, input.ndim)
-        c = input - mean
-    out = c * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * _channel_view(weight, input.ndim)
-    return out + _channel_view(bias, input.ndim) if bias is not None else out
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return ember.ops.aten.native_batch_norm.default(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )[0]
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -190,16 +171,15 @@ def embedding(
     scale_grad_by_freq: bool = False,
     sparse: bool = False,
 ) -> Tensor:
-    """Rows of ``weight`` at ``input``'s indices (one-hot @ weight; see the module docstring)."""
+    """Rows of ``weight`` at ``input``'s indices; the ``padding_idx`` row gets no gradient."""
     if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq, sparse")
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not supported"
+        )
     v = weight.shape[0]
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += v
-    cols = ember.arange(v, device=weight.device)
-    hot = (input.unsqueeze(-1) == cols).to(weight.dtype)
-    if padding_idx is None:
-        return hot.matmul(weight)
-    # The padding row contributes its value but receives no gradient, as in PyTorch.
-    is_pad = (cols == padding_idx).to(weight.dtype)
-    return (hot * (1.0 - is_pad)).matmul(weight) + (hot * is_pad).matmul(weight.detach())
+    if padding_idx is not None:
+        if not -v <= padding_idx < v:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += v
+    return ember.embedding(weight, input, -1 if padding_idx is None else padding_idx)

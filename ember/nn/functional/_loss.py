@@ -117,17 +117,31 @@ def nll_loss(
             f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]})."
         )
     c = x.shape[1]
-    hot = _class_mask(t, c, x.ndim).to(x.dtype)
+    if t.dtype.is_floating_point or t.dtype == ember.bool:
+        raise RuntimeError(
+            f"expected scalar type Long but found {str(t.dtype).replace('ember.', '').capitalize()}"
+        )
+    if tuple(t.shape[1:]) != tuple(x.shape[2:]):
+        raise RuntimeError(
+            f"Expected target size {[x.shape[0], *x.shape[2:]]}, got {list(t.shape)}"
+        )
+    keep = t != ignore_index
+    safe = ember.where(keep, t, 0)
+    if t.numel():
+        bad = keep & ((t < 0) | (t >= c))
+        if bool(bad.any()):
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = keep.to(x.dtype)
     if weight is not None:
-        hot = hot * weight.reshape(1, c, *([1] * (x.ndim - 2)))
-    hot = hot * (t != ignore_index).unsqueeze(1).to(x.dtype)
-    loss = -(x * hot).sum(1)
+        w = w * weight[safe]
+    loss = -(picked * w)
     if reduction == "none":
         return loss.reshape(()) if unbatched else loss
     if reduction == "sum":
         return loss.sum()
     if reduction == "mean":
-        return loss.sum() / hot.sum()
+        return loss.sum() / w.sum()
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 

@@ -22,6 +22,19 @@ from ember.nn.modules.container import (
     ParameterList,
     Sequential,
 )  # fmt: skip
+from ember.nn.modules.conv import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    MaxPool1d,
+    MaxPool2d,
+)  # fmt: skip
 from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from ember.nn.modules.loss import (
     BCELoss,
@@ -60,4 +73,6 @@ __all__ = [
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d",
 ]  # fmt: skip

@@ -1,0 +1,96 @@
+"""Default formulas for the nn primitives and the composites that have their own.
+
+im2col and col2im are each other's adjoints; max pooling scatters the gradient
+to the saved argmax positions; softmax/log_softmax use their outputs; the norm
+formulas use the saved statistics (``result1`` mean, ``result2`` rstd/invstd).
+``embedding`` is a Composite with a formula of its own so that ``padding_idx``
+rows get no gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FORMULAS"]
+
+
+def _aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+def _pool_back(grad: Any, self_shape: Any, result1: Any) -> Any:
+    shape = tuple(self_shape)
+    plane = shape[-2] * shape[-1]
+    z = grad.new_zeros(shape[:-2] + (plane,))
+    g = z.scatter_add(-1, result1.flatten(-2), grad.flatten(-2))
+    return g.view(shape)
+
+
+def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
+                     result1: Any, result2: Any) -> tuple[Any, Any, Any]:  # fmt: skip
+    k = len(normalized_shape)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    outer = tuple(range(input.ndim - k))
+    xhat = (input - result1) * result2
+    gw = None if weight is None else (grad * xhat).sum(outer) if outer else grad * xhat
+    gb = None if bias is None else grad.sum(outer) if outer else grad
+    gx = grad if weight is None else grad * weight
+    gi = result2 * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    return gi.to(input.dtype), gw, gb
+
+
+def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bool,
+                     result1: Any, result2: Any) -> tuple[Any, ...]:  # fmt: skip
+    nd = input.ndim
+    c = input.shape[1]
+    red = (0,) + tuple(range(2, nd))
+
+    def v(t: Any) -> Any:
+        return t.view((1, c) + (1,) * (nd - 2))
+
+    # The kernel saves the statistics it normalised with (the running ones in eval mode), so
+    # the formula never reads running_mean, which training updates in place.
+    mean = v(result1)
+    invstd = v(result2)
+    xhat = (input - mean) * invstd
+    gx = grad if weight is None else grad * v(weight)
+    if training:
+        gi = invstd * (gx - gx.mean(red, keepdim=True) - xhat * (gx * xhat).mean(red, keepdim=True))
+    else:
+        gi = gx * invstd
+    gw = None if weight is None else (grad * xhat).sum(red)
+    gb = None if bias is None else grad.sum(red)
+    return gi.to(input.dtype), gw, gb, None, None
+
+
+def _embedding_back(grad: Any, weight_shape: Any, indices: Any, padding_idx: int) -> Any:
+    g = grad
+    if padding_idx is not None and padding_idx >= 0:
+        g = g * (indices != padding_idx).unsqueeze(-1).to(g.dtype)
+    return g.new_zeros(weight_shape).index_put([indices], g, True)
+
+
+FORMULAS: dict[str, Any] = {
+    "aten::im2col": (
+        lambda grad, self_shape, kernel_size, dilation, padding, stride: _aten().col2im.default(
+            grad, tuple(self_shape[-2:]), kernel_size, dilation, padding, stride
+        ),
+    ),
+    "aten::col2im": (
+        lambda grad, kernel_size, dilation, padding, stride: _aten().im2col.default(
+            grad, kernel_size, dilation, padding, stride
+        ),
+    ),
+    "aten::max_pool2d_with_indices": (_pool_back,),
+    "aten::_softmax": (
+        lambda grad, result, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),
+    ),
+    "aten::_log_softmax": (
+        lambda grad, result, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
+    ),
+    "aten::native_layer_norm": _layer_norm_back,
+    "aten::native_batch_norm": _batch_norm_back,
+    "aten::embedding": (_embedding_back, None),
+}
