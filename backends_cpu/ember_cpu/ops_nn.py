@@ -1,4 +1,4 @@
-"""Kernels for im2col/col2im, pooling, softmax and normalisation; ``kernels()`` maps operator overloads to them."""
+"""Kernels for im2col/col2im, pooling, softmax and normalisation (see ``kernels()``)."""
 
 from __future__ import annotations
 
