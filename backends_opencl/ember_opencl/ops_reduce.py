@@ -137,6 +137,22 @@ def _fold_source(op: str, dt: str, fp64: bool) -> str:
         + fin
         + ");\n}\n"
     )
+    # outputs adjacent in memory, reduced dims strided (sum over dim 0): one work-item per
+    # output, serial over R, so neighbouring items read neighbouring addresses
+    body += (
+        f"__kernel void fold_cols(const long R, const long O, const int ndo, const int ndr, "
+        f"__global const long* meta, __global {OT}* p_o, const long off_o, "
+        f"__global const {T}* p_a, const long off_a)\n{{\n"
+        "    long o = get_global_id(0); if (o >= O) return;\n"
+        "    long base = off_a, oo = off_o, rem = o;\n"
+        "    for (int d = ndo - 1; d >= 0; --d) { long s = meta[d], c = rem % s; rem /= s;"
+        " base += c * meta[ndo + d]; oo += c * meta[2 * ndo + d]; }\n"
+        "    __global const long* rm = meta + 3 * ndo;\n"
+        f"    ACC acc = ({ACC})({init});\n"
+        f"    for (long r = 0; r < R; ++r) {{{_OFFSET}"
+        f"        ACC v = (ACC)p_a[off]; acc = {upd};\n    }}\n"
+        f"    p_o[oo] = ({OT})({final.replace('c', 'acc') if final != 'c' else 'acc'});\n}}\n"
+    )
     return body
 
 
@@ -188,6 +204,7 @@ def _arg_source(op: str, dt: str, fp64: bool) -> str:
 _EMPTY = {"sum": 0, "prod": 1, "mean": float("nan"), "all": True, "any": False}
 _FOLD_ARGS = [np.int64, np.int64, np.int64, np.int32, np.int32, None]
 _FOLD_ARGS += [None, np.int64, None, np.int64]
+_COLS_ARGS = [np.int64, np.int64, np.int32, np.int32, None, None, np.int64, None, np.int64]
 _FOLD2_ARGS = [np.int64, np.int64, np.int32, None, None, np.int64]
 
 
@@ -227,6 +244,15 @@ def reduce(op: str, out: Any, a: Any, dims: Any) -> None:
     dev = device_of(out)
     meta = dev.meta(oshape + oas + oos + rshape + ras)
     ndo, ndr = len(oshape), len(rshape)
+    if not is_arg and O >= 1024 and oas and oas[-1] == 1 and all(st > 1 for st in ras):
+        cols = dev.kernel(
+            ("reduce", op, dt), "fold_cols", partial(_fold_source, op, dt, dev.fp64), _COLS_ARGS
+        )
+        dev.launch(
+            cols, O, R, O, ndo, ndr, meta, out._storage.data.buf, out._offset,
+            a._storage.data.buf, a._offset,
+        )  # fmt: skip
+        return
     G = 1
     if O < 16 and R > 16384:
         G = min(64, -(-R // 8192))
