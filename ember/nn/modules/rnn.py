@@ -26,6 +26,7 @@ import warnings
 from typing import Any
 
 import ember
+from ember.autograd.function import Function
 from ember.core.tensor import Tensor
 from ember.nn import functional as F
 from ember.nn import init
@@ -37,14 +38,68 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
-    pre = x_proj + F.linear(h, w_hh, b_hh)
+class _Pieces(Function):
+    """``x.unbind(0)`` (``chunks=0``) or ``x.chunk(chunks, -1)`` whose backward is ONE
+    ``stack``/``cat`` of the pieces' gradients.
+
+    Why: the core differentiates each view separately, writing every piece's
+    gradient into a zero tensor of the whole input's size and summing them, which
+    makes a T-step time loop cost O(T^2) memory traffic in backward.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, chunks: int) -> tuple[Tensor, ...]:
+        ctx.chunks = chunks
+        return tuple(x.unbind(0) if chunks == 0 else x.chunk(chunks, -1))
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None]:
+        if ctx.chunks == 0:
+            return _Join.apply(0, *grads), None
+        return _Join.apply(-1, *grads), None
+
+
+class _Join(Function):
+    """``stack(xs, 0)`` (``dim=0``) or ``cat(xs, -1)`` whose backward is views of the gradient.
+
+    Why: the core builds stack/cat by copying into slices of one output, so autograd
+    records one slice-copy node per piece and each of them rewrites a buffer of the whole
+    output in backward: O(T^2) for the T steps of a sequence.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, dim: int, *xs: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.sizes = [x.shape[-1] for x in xs]
+        return ember.stack(list(xs), 0) if dim == 0 else ember.cat(list(xs), -1)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        if ctx.dim == 0:
+            return (None, *_Pieces.apply(g, 0))
+        return (None, *g.split(ctx.sizes, -1))
+
+
+# The cells take the hidden-to-hidden weights already transposed (``w_hh.t()``, made once per
+# sequence): a per-step ``.t()`` view would send every step's gradient through a zero-filled
+# buffer of the weight's size in the core's view backward.
+
+
+def _hh(h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    out = h.matmul(w_hh_t)
+    return out + b_hh if b_hh is not None else out
+
+
+def _rnn_cell(
+    x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, relu: bool
+) -> Tensor:  # fmt: skip
+    pre = x_proj + _hh(h, w_hh_t, b_hh)
     return pre.relu() if relu else pre.tanh()
 
 
-def _gru_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    i_r, i_z, i_n = x_proj.chunk(3, -1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+def _gru_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    i_r, i_z, i_n = _Pieces.apply(x_proj, 3)
+    h_r, h_z, h_n = _Pieces.apply(_hh(h, w_hh_t, b_hh), 3)
     r = (i_r + h_r).sigmoid()
     z = (i_z + h_z).sigmoid()
     n = (i_n + r * h_n).tanh()
@@ -52,13 +107,14 @@ def _gru_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> T
 
 
 def _lstm_cell(
-    x_proj: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
-) -> tuple[Tensor, Tensor]:
-    i, f, g, o = (x_proj + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    x_proj: Tensor, h: Tensor, c: Tensor, w_hh_t: Tensor, b_hh: Tensor | None,
+    w_hr_t: Tensor | None,
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    i, f, g, o = _Pieces.apply(x_proj + _hh(h, w_hh_t, b_hh), 4)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
-    if w_hr is not None:
-        h = F.linear(h, w_hr)
+    if w_hr_t is not None:
+        h = h.matmul(w_hr_t)
     return h, c
 
 
@@ -196,24 +252,31 @@ class RNNBase(Module):
             outs = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, suffix)
-                steps = F.linear(x, w_ih, b_ih).unbind(0)
+                proj = F.linear(x, w_ih, b_ih)
+                if b_hh is not None and self.mode != "GRU":
+                    # Outside the loop: one add and one bias reduction instead of one per step.
+                    # (GRU's b_hn sits inside r * (W_hn h + b_hn), so it stays in the cell.)
+                    proj, b_hh = proj + b_hh, None
+                steps = _Pieces.apply(proj, 0)
+                w_hh_t = w_hh.t()
+                w_hr_t = w_hr.t() if w_hr is not None else None
                 if d == 1:
                     steps = steps[::-1]
                 state = states[layer * directions + d]
                 seq = []
                 for xp in steps:
                     if self.mode == "LSTM":
-                        state = _lstm_cell(xp, state[0], state[1], w_hh, b_hh, w_hr)
+                        state = _lstm_cell(xp, state[0], state[1], w_hh_t, b_hh, w_hr_t)
                     elif self.mode == "GRU":
-                        state = (_gru_cell(xp, state[0], w_hh, b_hh),)
+                        state = (_gru_cell(xp, state[0], w_hh_t, b_hh),)
                     else:
-                        state = (_rnn_cell(xp, state[0], w_hh, b_hh, self.mode == "RNN_RELU"),)
+                        state = (_rnn_cell(xp, state[0], w_hh_t, b_hh, self.mode == "RNN_RELU"),)
                     seq.append(state[0])
                 if d == 1:
                     seq.reverse()
-                outs.append(ember.stack(seq, 0))
+                outs.append(_Join.apply(0, *seq))
                 finals.append(state)
-            x = outs[0] if directions == 1 else ember.cat(outs, -1)
+            x = outs[0] if directions == 1 else _Join.apply(-1, *outs)
         return x, finals
 
     def _zeros(self, like: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -454,7 +517,7 @@ class RNNCell(RNNCellBase):
         x, unbatched = self._prepare(input)
         h = self._state(x, hx, unbatched)
         xp = F.linear(x, self.weight_ih, self.bias_ih)
-        out = _rnn_cell(xp, h, self.weight_hh, self.bias_hh, self.nonlinearity == "relu")
+        out = _rnn_cell(xp, h, self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
         return out.squeeze(0) if unbatched else out
 
 
@@ -478,7 +541,9 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, unbatched = self._prepare(input)
         h = self._state(x, hx, unbatched)
-        out = _gru_cell(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        out = _gru_cell(
+            F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh.t(), self.bias_hh
+        )
         return out.squeeze(0) if unbatched else out
 
 
@@ -508,5 +573,5 @@ class LSTMCell(RNNCellBase):
         h = self._state(x, h0, unbatched, 0)
         c = self._state(x, c0, unbatched, 1)
         xp = F.linear(x, self.weight_ih, self.bias_ih)
-        h, c = _lstm_cell(xp, h, c, self.weight_hh, self.bias_hh, None)
+        h, c = _lstm_cell(xp, h, c, self.weight_hh.t(), self.bias_hh, None)
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
