@@ -255,3 +255,17 @@ def test_training_step_reduces_loss():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("name", ["GRU", "LSTM"])
+def test_double_backward_matches_torch(name):
+    e, t = _pair(name, 2, 3, bidirectional=True)
+    x = RNG.standard_normal((4, 2, 2))
+    ex = ember.from_numpy(x.copy()).requires_grad_()
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    (ge,) = ember.autograd.grad((e(ex)[0] ** 2).sum(), [ex], create_graph=True)
+    (gt,) = torch.autograd.grad((t(tx)[0] ** 2).sum(), [tx], create_graph=True)
+    np.testing.assert_allclose(ge.detach().numpy(), gt.detach().numpy(), rtol=1e-6, atol=1e-10)
+    (ge**2).sum().backward()
+    (gt**2).sum().backward()
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-10)
