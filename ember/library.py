@@ -5,7 +5,7 @@ through here; the CPU backend uses nothing else. Each registration returns a
 ``Handle`` whose ``remove()`` undoes it, and a ``Library`` remembers its handles so
 ``lib.remove()`` undoes them all.
 
-Dispatch keys are named by strings: a device type (``"cpu"``, ``"opencl"``, any
+Dispatch keys are named by strings: a device type (``"cpu"``, ``"mydev"``, any
 name a plugin registers), ``"Meta"``, ``"Autograd"``, ``"Tracer"``, or
 ``"Composite"`` for a decomposition used by every device without its own kernel.
 

@@ -48,7 +48,10 @@ def test_demo_trains(tmp_path):
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
 def test_ruff_clean():
     r = subprocess.run(
-        ["ruff", "check", "ember", "backends_cpu", "tests", "benchmarks", "examples"],
+        [
+            "ruff", "check", "ember", "backends_cpu", "backends_opencl", "tests", "benchmarks",
+            "examples",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

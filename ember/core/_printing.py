@@ -115,7 +115,7 @@ def format_tensor(
         values: the element values; for bfloat16, already converted to float32.
         dtype_name: PyTorch-style dtype name ("float32", "int64", "bool", ...).
         default_dtype_name: the current default floating dtype.
-        device: ``None`` for the CPU, else e.g. ``"opencl:0"``.
+        device: ``None`` for the CPU, else e.g. ``"mydev:0"``.
         suffixes: pre-formatted trailing items, e.g. ``("requires_grad=True",)``.
         options: print options to use instead of the global ones.
 

@@ -1,6 +1,6 @@
 """``ember.device``: a device type name plus an optional index.
 
-Device type names are free strings (``"cpu"``, ``"opencl"``, or whatever a
+Device type names are free strings (``"cpu"``, ``"mydev"``, or whatever a
 plugin registers): the core keeps no list of them. Parsing never loads a
 plugin. Devices are interned, so equal devices are the same object and the
 dispatcher can compare them with ``is``.
@@ -17,16 +17,16 @@ _DEVICE_RE = re.compile(r"^([a-zA-Z_][a-zA-Z0-9_]*)(?::(\d+))?$")
 
 
 class device:  # noqa: N801 - PyTorch's spelling
-    """A device, such as ``ember.device("cpu")`` or ``ember.device("opencl", 1)``.
+    """A device, such as ``ember.device("cpu")`` or ``ember.device("mydev", 1)``.
 
     Examples:
         >>> import ember
-        >>> ember.device("opencl:1")
-        device(type='opencl', index=1)
+        >>> ember.device("mydev:1")
+        device(type='mydev', index=1)
         >>> ember.device("cpu").type, ember.device("cpu").index
         ('cpu', None)
-        >>> str(ember.device("opencl", 0))
-        'opencl:0'
+        >>> str(ember.device("mydev", 0))
+        'mydev:0'
     """
 
     __slots__ = ("type", "index", "__weakref__")
@@ -42,7 +42,7 @@ class device:  # noqa: N801 - PyTorch's spelling
         if isinstance(type, int) and not isinstance(type, bool) and index is None:
             raise ValueError(
                 f"ember.device({type}): a bare index needs a default accelerator; "
-                "write the type, such as 'cpu' or 'opencl:0'"
+                "write the type, such as 'cpu' or 'mydev:0'"
             )
         if not isinstance(type, str):
             raise TypeError(
@@ -52,7 +52,7 @@ class device:  # noqa: N801 - PyTorch's spelling
         if m is None:
             raise RuntimeError(
                 f"Invalid device string: '{type}'; expected 'name' or 'name:index', "
-                "such as 'cpu' or 'opencl:0'"
+                "such as 'cpu' or 'mydev:0'"
             )
         name, idx = m.group(1), m.group(2)
         if idx is not None:

@@ -2,7 +2,7 @@
 
 ``backend(name)`` returns the ``DeviceBackend`` for a device type, loading the
 ``ember.devices`` entry point of that name on first use. ``normalize(d)`` turns a
-user's device (``"opencl"``) into the canonical one (``opencl:0``), and
+user's device (``"mydev"``) into the canonical one (``mydev:0``), and
 ``mask(d)`` gives its dispatch-key bit. Both are cached per argument value, so
 the dispatcher's hot path pays one dict lookup.
 

@@ -62,8 +62,8 @@ class DeviceBackend:
     """Base class of a device backend. Subclass it and override what your device has.
 
     Attributes:
-        name: the device type string users write (``"cpu"``, ``"opencl"``, ...).
-        indexed: True if devices are numbered (``"opencl:1"``); False for a single
+        name: the device type string users write (``"cpu"``, ``"mydev"``, ...).
+        indexed: True if devices are numbered (``"mydev:1"``); False for a single
             device such as the CPU, whose tensors report ``device(type='cpu')``.
         host_memory: see the module docstring.
     """

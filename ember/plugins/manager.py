@@ -216,8 +216,9 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
         rec.devices.append(b.name)
         from ember.core import random
 
-        if random._global_seed[0] is not None:
-            b.manual_seed(random._global_seed[0])
+        seed = getattr(b, "manual_seed", None)
+        if random._global_seed[0] is not None and seed is not None:
+            seed(random._global_seed[0])
 
 
 def environment(rec: PluginRecord) -> dict[str, str]:
