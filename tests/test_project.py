@@ -49,7 +49,13 @@ def test_demo_trains(tmp_path):
 def test_ruff_clean():
     r = subprocess.run(
         [
-            "ruff", "check", "ember", "backends_cpu", "backends_opencl", "tests", "benchmarks",
+            "ruff",
+            "check",
+            "ember",
+            "backends_cpu",
+            "backends_opencl",
+            "tests",
+            "benchmarks",
             "examples",
         ],
         capture_output=True,
