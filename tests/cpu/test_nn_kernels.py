@@ -235,6 +235,19 @@ def test_softmax_large_magnitudes(dt, lg):
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_softmax_relative_accuracy_of_tiny_probabilities(dt):
+    # exp over nearly the whole normal range: every output accurate to a few ulp
+    lo = -86.0 if dt == "float32" else -700.0
+    x = np.linspace(lo, 0.0, 4001).astype(dt)
+    x[1::7] = lo - 1000.0  # far below the range: probability 0 (flushed or underflowed)
+    out = empty(x.shape, dt)
+    K["_softmax.default"](out, et(x, dt), 0)
+    want = torch.softmax(ref(x), 0).numpy()
+    rtol = 1e-6 if dt == "float32" else 2e-15
+    np.testing.assert_allclose(out.numpy(), want, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("lg", [False, True])
 def test_softmax_infinities_and_nan_follow_torch(dt, lg):
     inf, nan = math.inf, math.nan
