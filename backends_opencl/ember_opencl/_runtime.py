@@ -26,6 +26,7 @@ __all__ = [
     "devices",
     "device_of",
     "discovery_error",
+    "skipped_devices",
     "CTYPE",
     "HEADER",
     "coalesce",
@@ -91,6 +92,7 @@ LOCAL = 256  # work-group size of 1-D kernels (PoCL runs a group as one vectoris
 
 _discovery: list[Any] = []  # [list of OpenCLDevice] once discovered
 _discovery_error: list[str] = []
+_skipped: list[str] = []  # devices left out, each with the reason (shown by `ember info`)
 _lock = threading.Lock()
 
 
@@ -302,12 +304,46 @@ def discover() -> list[OpenCLDevice]:
         except Exception:  # a platform with no device raises DEVICE_NOT_FOUND
             continue
         for d in devs:
-            found.append(OpenCLDevice(len(found), d))
+            why = _cannot_compile(cl, d)
+            if why is None:
+                found.append(OpenCLDevice(len(found), d))
+            else:
+                _skipped.append(f"{d.name.strip()} ({p.name.strip()}, {p.version.strip()}): {why}")
     if not found and not _discovery_error:
         names = ", ".join(p.name for p in platforms) or "none"
-        _discovery_error.append(f"no OpenCL device found (platforms: {names})")
+        left_out = "; ".join(_skipped)
+        _discovery_error.append(
+            f"no usable OpenCL device (platforms: {names})"
+            + (f"; left out: {left_out}" if left_out else "")
+        )
     _discovery.append(found)
     return found
+
+
+def _cannot_compile(cl: Any, cl_device: Any) -> str | None:
+    """Why ``cl_device`` cannot build a kernel, or None when it can.
+
+    Note [Probing compilers]: a platform can list a device whose compiler is broken
+    on this host -- PoCL 3.0 (LLVM 14, the one in pyopencl's pip wheels) does not
+    know AMD Zen 5 and asks clang for ``-target-cpu generic``, which clang refuses.
+    Such a device would fail on its first kernel; it is left out at discovery
+    instead, with the compiler's message, so the next platform's device serves.
+    """
+    try:
+        ctx = cl.Context([cl_device])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cl.Program(ctx, "__kernel void probe(__global int *a) { a[0] = 1; }").build()
+    except Exception as e:  # BUILD_PROGRAM_FAILURE, or a context the driver refuses
+        lines = [ln.strip() for ln in str(e).splitlines() if "error" in ln.lower()]
+        return "cannot compile kernels: " + (lines[-1] if lines else type(e).__name__)
+    return None
+
+
+def skipped_devices() -> list[str]:
+    """Devices discovery left out, each with its reason."""
+    devices()
+    return list(_skipped)
 
 
 def devices() -> list[OpenCLDevice]:

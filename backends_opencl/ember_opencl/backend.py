@@ -109,4 +109,6 @@ class OpenCLBackend(DeviceBackend):
                 f"{d.name} ({d.platform}; {d.device.version.strip()}; "
                 f"float64 {'yes' if d.fp64 else 'no'}; {half})"
             )
+        for i, why in enumerate(rt.skipped_devices()):
+            env[f"left out {i}"] = why
         return env

@@ -250,3 +250,34 @@ def test_bmm_tiles_match_numpy():
     np.testing.assert_allclose(
         (x @ x.t()).cpu().numpy(), x.cpu().numpy() @ x.cpu().numpy().T, rtol=1e-4, atol=1e-4
     )  # noqa: E501
+
+
+def test_a_device_whose_compiler_fails_is_left_out_with_the_reason():
+    """Note [Probing compilers]: a device that cannot build a kernel is not offered."""
+    from ember_opencl import _runtime as rt
+
+    class Program:
+        def __init__(self, ctx, src):
+            pass
+
+        def build(self):
+            raise RuntimeError("clBuildProgram failed\nerror: unknown target CPU 'generic'\n")
+
+    class BrokenCL:
+        Context = staticmethod(lambda devs: object())
+
+    BrokenCL.Program = Program
+    assert rt._cannot_compile(BrokenCL, object()) == (
+        "cannot compile kernels: error: unknown target CPU 'generic'"
+    )
+    import pyopencl as cl
+
+    assert rt._cannot_compile(cl, rt.devices()[0].device) is None
+    info = ember_opencl_env()
+    assert all(k.startswith(("pyopencl", "opencl:", "left out")) for k in info)
+
+
+def ember_opencl_env():
+    import ember_opencl
+
+    return ember_opencl.OpenCLBackend().environment()
