@@ -420,8 +420,11 @@ def test_matmul(dtype, shapes):
         # compare with the exact float64 product, within the bound of K roundings.
         exact = (a.double() @ b.double()).numpy()
         k = shapes[0][-1]
-        bound = k * 2.0**-24 * (a.abs().max().item() if a.numel() else 0) * (
-            b.abs().max().item() if b.numel() else 0
+        bound = (
+            k
+            * 2.0**-24
+            * (a.abs().max().item() if a.numel() else 0)
+            * (b.abs().max().item() if b.numel() else 0)
         )
         assert got.dtype is ember.float32 and tuple(got.shape) == tuple(ref.shape)
         np.testing.assert_allclose(values(got), exact, rtol=0, atol=bound + 1e-30)
