@@ -32,9 +32,13 @@ def test_import_ember_loads_no_plugin():
     assert r.stdout.strip() == "[]"
 
 
-def test_demo_trains(tmp_path):
+def test_demo_trains_saves_a_torch_checkpoint_and_a_plot(tmp_path):
+    """The README's demo in a short form: it trains, and its checkpoint is PyTorch's."""
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "out"
     r = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "demo.py"), "--epochs", "30"],
+        [sys.executable, str(ROOT / "examples" / "demo.py"), "--epochs", "3", "--no-progress"]
+        + ["--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -43,6 +47,36 @@ def test_demo_trains(tmp_path):
     assert r.returncode == 0, r.stderr
     acc = float(re.search(r"held-out accuracy ([0-9.]+)", r.stdout).group(1))
     assert acc >= 0.9
+    assert (out / "digits_cnn.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # The same network in PyTorch, loaded from ember's checkpoint, scores the same.
+    ckpt = torch.load(out / "digits_cnn.pt", weights_only=True)
+    assert ckpt["epochs"] == 3 and set(ckpt["optimizer"]) == {"state", "param_groups"}
+    tnn = torch.nn
+    net = tnn.Sequential(
+        tnn.Sequential(
+            tnn.Conv2d(1, 16, 3, padding=1), tnn.ReLU(), tnn.Conv2d(16, 32, 3, padding=1),
+            tnn.BatchNorm2d(32), tnn.ReLU(), tnn.MaxPool2d(2),
+        ),
+        tnn.Sequential(
+            tnn.Flatten(), tnn.Linear(512, 64), tnn.ReLU(), tnn.Dropout(0.25),
+            tnn.Linear(64, 10),
+        ),
+    )  # fmt: skip
+    state = {
+        k.replace("features", "0").replace("classifier", "1"): v
+        for k, v in ckpt["model"].items()
+    }
+    net.load_state_dict(state)
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from demo import load_digits
+    finally:
+        sys.path.pop(0)
+    _, _, x_test, y_test = load_digits(0)
+    with torch.no_grad():
+        pred = net.eval()(torch.from_numpy(x_test)).argmax(1).numpy()
+    assert abs((pred == y_test).mean() - acc) < 1e-3
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
