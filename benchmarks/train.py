@@ -28,7 +28,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
-
 from _memory import isolated, peak_rss_growth  # noqa: E402
 
 CASES = ("mlp-sgd", "mlp-adam", "cnn-adamw")
@@ -109,7 +108,9 @@ def main() -> None:
         child(args.child[0], args.child[1], args.threads)
         return
     print(f"batch 64, {args.threads} threads, median of {args.repeat} x {args.steps} steps")
-    print("| case | ember steps/s | torch steps/s | ember/torch | ember peak MiB | torch peak MiB |")
+    print(
+        "| case | ember steps/s | torch steps/s | ember/torch | ember peak MiB | torch peak MiB |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for case in args.cases.split(","):
         sps = speed(case, args.steps, args.repeat, args.threads)
