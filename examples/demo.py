@@ -132,12 +132,18 @@ def main(argv: list[str] | None = None) -> float:
     )
     loss_fn = nn.CrossEntropyLoss()
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"{len(train)} training and {len(yte)} held-out digits; {n_params} parameters on {device}")
+    print(
+        f"{len(train)} training and {len(yte)} held-out digits; {n_params} parameters on {device}"
+    )
 
-    history: dict[str, list[float]] = {k: [] for k in ("train_loss", "test_loss", "train_acc", "test_acc")}
+    history: dict[str, list[float]] = {
+        k: [] for k in ("train_loss", "test_loss", "train_acc", "test_acc")
+    }
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
-        bar = tqdm(loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, disable=args.no_progress)
+        bar = tqdm(
+            loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, disable=args.no_progress
+        )
         for xb, yb in bar:
             xb, yb = xb.to(device), yb.to(device)
             opt.zero_grad()
@@ -159,7 +165,9 @@ def main(argv: list[str] | None = None) -> float:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "digits_cnn.pt"
-    ember.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epochs": args.epochs}, ckpt)
+    ember.save(
+        {"model": model.state_dict(), "optimizer": opt.state_dict(), "epochs": args.epochs}, ckpt
+    )
     restored = DigitsCNN().to(device)
     restored.load_state_dict(ember.load(ckpt, map_location=device)["model"])
     _, restored_acc = evaluate(restored, x_test, y_test)
@@ -167,7 +175,10 @@ def main(argv: list[str] | None = None) -> float:
     plot(history, out / "digits_cnn.png")
 
     acc = history["test_acc"][-1]
-    print(f"held-out accuracy {acc:.3f} on {len(yte)} digits ({elapsed:.1f} s of training on {device})")
+    print(
+        f"held-out accuracy {acc:.3f} on {len(yte)} digits "
+        f"({elapsed:.1f} s of training on {device})"
+    )
     print(f"checkpoint: {ckpt} (torch.load reads it); curves: {out / 'digits_cnn.png'}")
     return acc
 

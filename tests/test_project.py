@@ -64,8 +64,7 @@ def test_demo_trains_saves_a_torch_checkpoint_and_a_plot(tmp_path):
         ),
     )  # fmt: skip
     state = {
-        k.replace("features", "0").replace("classifier", "1"): v
-        for k, v in ckpt["model"].items()
+        k.replace("features", "0").replace("classifier", "1"): v for k, v in ckpt["model"].items()
     }
     net.load_state_dict(state)
     sys.path.insert(0, str(ROOT / "examples"))
