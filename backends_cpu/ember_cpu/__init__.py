@@ -60,7 +60,8 @@ def _kernels() -> dict[str, Any]:
 UNARY = (
     "neg abs exp log sqrt tanh sigmoid sin cos reciprocal square relu floor ceil trunc round "
     "sign logical_not isnan isinf isfinite exp2 expm1 log2 log10 log1p rsqrt erf erfc tan asin "
-    "acos atan sinh cosh asinh acosh atanh silu softplus mish frac"
+    "acos atan sinh cosh asinh acosh atanh silu softplus mish frac bitwise_not erfinv digamma "
+    "lgamma"
 ).split()
 BINARY = {
     "mul": "Tensor",
@@ -71,6 +72,8 @@ BINARY = {
     "atan2": "default",
     "hypot": "default",
     "copysign": "default",
+    "nextafter": "default",
+    "gcd": "default",
     "eq": "Tensor",
     "ne": "Tensor",
     "lt": "Tensor",

@@ -133,6 +133,57 @@ static inline @T em_gelu_tanh_@S(@T x)
 }
 """
 
+# Special functions, written once in double precision (float32 kernels call them and
+# round): erfinv by Halley's iteration on erf/erfc from a closed-form first guess,
+# digamma by the recurrence up to x >= 10 and the asymptotic series, lgamma through the
+# reentrant libm function (plain lgamma writes the global signgam).
+SPECIAL_HELPERS = r"""
+static double em_erfinv(double y)
+{
+    if (y != y) return y;
+    double ay = fabs(y);
+    if (ay >= 1.0) return ay == 1.0 ? copysign(INFINITY, y) : NAN;
+    if (ay == 0.0) return y;
+    double x;
+    if (ay < 1e-3) {
+        x = 0.88622692545275801365 * ay * (1.0 + 0.78539816339744830962 * ay * ay);
+    } else {
+        /* erfinv(y)^2 ~ sqrt(t^2 - l/a) - t, t = 2/(pi a) + l/2, l = log(1 - y^2), a = 0.147 */
+        double l = log((1.0 - ay) * (1.0 + ay));
+        double t = 4.3307467508209590 + 0.5 * l;
+        x = sqrt(sqrt(t * t - l / 0.147) - t);
+    }
+    for (int k = 0; k < 3; k++) {
+        /* f = erf(x) - ay, from erfc in the tail where erf(x) rounds to 1 */
+        double f = ay <= 0.5 ? erf(x) - ay : (1.0 - ay) - erfc(x);
+        double d = 1.12837916709551257390 * exp(-x * x);
+        x -= f / (d + x * f); /* Halley: f'' = -2 x f' */
+    }
+    return copysign(x, y);
+}
+static double em_digamma(double x)
+{
+    if (x != x || x == INFINITY) return x;
+    if (x == -INFINITY) return NAN;
+    if (x == 0.0) return copysign(INFINITY, -x);
+    double acc = 0.0;
+    if (x < 0.0) {
+        double fl = floor(x);
+        if (x == fl) return NAN;
+        /* reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period 1 */
+        acc = -3.14159265358979323846 / tan(3.14159265358979323846 * (x - fl));
+        x = 1.0 - x;
+    }
+    while (x < 10.0) { acc -= 1.0 / x; x += 1.0; }
+    double xi = 1.0 / (x * x);
+    double s = xi * (1.0 / 12 - xi * (1.0 / 120 - xi * (1.0 / 252 - xi * (1.0 / 240
+               - xi * (1.0 / 132 - xi * (691.0 / 32760 - xi / 12.0))))));
+    return acc + log(x) - 0.5 / x - s;
+}
+static inline double em_lgamma(double x) { int sg; return lgamma_r(x, &sg); }
+static inline float em_lgammaf(float x) { int sg; return lgammaf_r(x, &sg); }
+"""
+
 INT_HELPERS_SIGNED = r"""
 static inline @T em_idivfloor_@S(@T a, @T b)
 {
@@ -167,6 +218,12 @@ static inline @T em_ipow_@S(@T a, @T b)
 }
 static inline @T em_ishl_@S(@T a, @T b)
 { return (b < 0 || b >= @BITS) ? 0 : (@T)((@U)a << b); }
+static inline @T em_igcd_@S(@T a, @T b)
+{
+    @U x = a < 0 ? (@U)0 - (@U)a : (@U)a, y = b < 0 ? (@U)0 - (@U)b : (@U)b;
+    while (y) { @U t = x % y; x = y; y = t; }
+    return (@T)x;
+}
 static inline @T em_ishr_@S(@T a, @T b)
 { return (b < 0 || b >= @BITS) ? (@T)(a < 0 ? -1 : 0) : (@T)(a >> b); }
 """
@@ -183,6 +240,11 @@ static inline @T em_ipow_@S(@T a, @T b)
     return (@T)r;
 }
 static inline @T em_ishl_@S(@T a, @T b) { return (b >= @BITS) ? 0 : (@T)((@U)a << b); }
+static inline @T em_igcd_@S(@T a, @T b)
+{
+    while (b) { @T t = (@T)(a % b); a = b; b = t; }
+    return a;
+}
 static inline @T em_ishr_@S(@T a, @T b) { return (b >= @BITS) ? 0 : (@T)(a >> b); }
 """
 
@@ -216,6 +278,9 @@ UNARY = {
     "gelu_tanh": ("same", False, [(F, "em_gelu_tanh_@S(x)")]),
     "softplus": ("same", False, [(F, "em_softplus_@S(x)")]),
     "mish": ("same", False, [(F, "em_mish_@S(x)")]),
+    "erfinv": ("same", False, [(F, "(@T)em_erfinv((double)x)")]),
+    "digamma": ("same", False, [(F, "(@T)em_digamma((double)x)")]),
+    "lgamma": ("same", False, [(["float32"], "em_lgammaf(x)"), (["float64"], "em_lgamma(x)")]),
 }
 for _name in [
     "log",
@@ -273,6 +338,8 @@ BINARY = {
     "atan2": ("same", False, [(F, "atan2@f(x, y)")]),
     "hypot": ("same", False, [(F, "hypot@f(x, y)")]),
     "copysign": ("same", True, [(F, "copysign@f(x, y)")]),
+    "nextafter": ("same", True, [(F, "nextafter@f(x, y)")]),
+    "gcd": ("same", False, [(I, "em_igcd_@S(x, y)")]),
     "eq": ("bool", True, [(ALL, "x == y")]),
     "ne": ("bool", True, [(ALL, "x != y")]),
     "lt": ("bool", True, [(ALL, "x < y")]),
@@ -860,6 +927,7 @@ def generate():
         "bmm": [],
     }
     # helpers
+    parts.append(SPECIAL_HELPERS)
     for dt in F:
         parts.append(subst(FLOAT_HELPERS, dt))
     for dt in I:

@@ -56,6 +56,10 @@ UNARY: dict[str, tuple[str, list[tuple[list[str], str]]]] = {
     "isnan": ("bool", [(F, "x != x"), (B + I, "0")]),
     "isinf": ("bool", [(F, "fabs(x) == (@T)INFINITY"), (B + I, "0")]),
     "isfinite": ("bool", [(F, "fabs(x) < (@T)INFINITY"), (B + I, "1")]),
+    "bitwise_not": ("same", [(B, "!x"), (I, "~x")]),
+    "erfinv": ("same", [(F, "em_erfinv_@S(x)")]),
+    "digamma": ("same", [(F, "em_digamma_@S(x)")]),
+    "lgamma": ("same", [(F, "lgamma(x)")]),
 }
 for _f in (
     "exp exp2 expm1 log log2 log10 log1p sqrt sin cos tan asin acos atan sinh cosh tanh "
@@ -79,6 +83,8 @@ BINARY: dict[str, tuple[str, list[tuple]]] = {
     "atan2": ("same", [(F, "atan2(x, y)")]),
     "hypot": ("same", [(F, "hypot(x, y)")]),
     "copysign": ("same", [(F, "copysign(x, y)")]),
+    "nextafter": ("same", [(F, "nextafter(x, y)")]),
+    "gcd": ("same", [(I, "em_igcd_@S(x, y)")]),
     "eq": ("bool", [(ALL, "x == y")]),
     "ne": ("bool", [(ALL, "x != y")]),
     "lt": ("bool", [(ALL, "x < y")]),
@@ -119,6 +125,47 @@ static inline @T em_remainder_@S(@T a, @T b)
     if (m != 0 && ((b < 0) != (m < 0))) m += b;
     return m;
 }
+/* erfinv: Halley's iteration on erf (erfc in the tail) from a closed-form first guess */
+static @T em_erfinv_@S(@T y)
+{
+    if (y != y) return y;
+    @T ay = fabs(y);
+    if (ay >= (@T)1) return ay == (@T)1 ? copysign((@T)INFINITY, y) : (@T)NAN;
+    if (ay == (@T)0) return y;
+    @T x;
+    if (ay < 1e-3@L) {
+        x = 0.88622692545275801365@L * ay * ((@T)1 + 0.78539816339744830962@L * ay * ay);
+    } else {
+        @T l = log(((@T)1 - ay) * ((@T)1 + ay));
+        @T t = 4.3307467508209590@L + 0.5@L * l;
+        x = sqrt(sqrt(t * t - l / 0.147@L) - t);
+    }
+    for (int k = 0; k < 3; k++) {
+        @T f = ay <= 0.5@L ? erf(x) - ay : ((@T)1 - ay) - erfc(x);
+        @T d = 1.12837916709551257390@L * exp(-x * x);
+        x -= f / (d + x * f);
+    }
+    return copysign(x, y);
+}
+/* digamma: reflection for x < 0, recurrence up to x >= 10, asymptotic series */
+static @T em_digamma_@S(@T x)
+{
+    if (x != x || x == (@T)INFINITY) return x;
+    if (x == -(@T)INFINITY) return (@T)NAN;
+    if (x == (@T)0) return copysign((@T)INFINITY, -x);
+    @T acc = 0;
+    if (x < (@T)0) {
+        @T fl = floor(x);
+        if (x == fl) return (@T)NAN;
+        acc = -3.14159265358979323846@L / tan(3.14159265358979323846@L * (x - fl));
+        x = (@T)1 - x;
+    }
+    while (x < (@T)10) { acc -= (@T)1 / x; x += (@T)1; }
+    @T xi = (@T)1 / (x * x);
+    @T s = xi * ((@T)1 / 12 - xi * ((@T)1 / 120 - xi * ((@T)1 / 252 - xi * ((@T)1 / 240
+           - xi * ((@T)1 / 132 - xi * ((@T)691 / 32760 - xi / (@T)12))))));
+    return acc + log(x) - 0.5@L / x - s;
+}
 """
 _SIGNED_HELPERS = r"""
 static inline @T em_idivfloor_@S(@T a, @T b)
@@ -147,6 +194,12 @@ static inline @T em_ipow_@S(@T a, @T b)
 static inline @T em_ishl_@S(@T a, @T b) { return (b < 0 || b >= @BITS) ? 0 : (@T)((@U)a << b); }
 static inline @T em_ishr_@S(@T a, @T b)
 { return (b < 0 || b >= @BITS) ? (@T)(a < 0 ? -1 : 0) : (@T)(a >> b); }
+static inline @T em_igcd_@S(@T a, @T b)
+{
+    @U x = a < 0 ? (@U)0 - (@U)a : (@U)a, y = b < 0 ? (@U)0 - (@U)b : (@U)b;
+    while (y) { @U t = x % y; x = y; y = t; }
+    return (@T)x;
+}
 """
 _UNSIGNED_HELPERS = r"""
 static inline @T em_idivfloor_@S(@T a, @T b) { return b == 0 ? 0 : (@T)(a / b); }
@@ -161,6 +214,11 @@ static inline @T em_ipow_@S(@T a, @T b)
 }
 static inline @T em_ishl_@S(@T a, @T b) { return b >= @BITS ? 0 : (@T)(a << b); }
 static inline @T em_ishr_@S(@T a, @T b) { return b >= @BITS ? 0 : (@T)(a >> b); }
+static inline @T em_igcd_@S(@T a, @T b)
+{
+    while (b) { @T t = a % b; a = b; b = t; }
+    return a;
+}
 """
 _BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _UNS = {"uint8": "uchar", "int8": "uchar", "int16": "ushort", "int32": "uint", "int64": "ulong"}
@@ -371,6 +429,8 @@ _BINARY_OVERLOADS = {
     "atan2": "default",
     "hypot": "default",
     "copysign": "default",
+    "nextafter": "default",
+    "gcd": "default",
     "eq": "Tensor",
     "ne": "Tensor",
     "lt": "Tensor",

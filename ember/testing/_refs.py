@@ -37,6 +37,36 @@ def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """Newton's iteration on ``erf(x) = y`` from ``x = 0`` (float64; |y| < 1 converges)."""
+    y = np.asarray(y, F)
+    x = np.zeros_like(y)
+    inside = np.abs(y) < 1
+    for _ in range(60):
+        step = (_erf(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(inside, x - np.clip(step, -1, 1), x)
+    return np.where(inside, x, np.where(np.abs(y) == 1, np.copysign(np.inf, y), np.nan))
+
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x) for x > 0: 12 steps of psi(x) = psi(x + 1) - 1/x, then the asymptotic series."""
+    x = np.asarray(x, F)
+    acc = np.zeros_like(x)
+    for _ in range(12):
+        acc -= 1 / x
+        x = x + 1
+    xi = 1 / (x * x)
+    tail = xi / 12 - xi**2 / 120 + xi**3 / 252 - xi**4 / 240 + xi**5 / 132
+    return acc + np.log(x) - 0.5 / x - tail
+
+
+def _lgamma1(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:  # the poles 0, -1, -2, ...
+        return math.inf
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
 
@@ -113,6 +143,10 @@ REFS: dict[str, Callable[..., Any]] = {
     "atanh": _f(np.arctanh),
     "erf": _f(_erf),
     "erfc": _f(_erfc),
+    "erfinv": _f(_erfinv),
+    "digamma": _f(_digamma),
+    "lgamma": _f(np.vectorize(_lgamma1, otypes=[F])),
+    "bitwise_not": np.invert,
     "sigmoid": _f(_sigmoid),
     "reciprocal": _f(lambda a: 1 / a),
     "silu": _f(lambda a: a * _sigmoid(a)),
@@ -135,6 +169,8 @@ REFS: dict[str, Callable[..., Any]] = {
     "atan2": _f(np.arctan2),
     "hypot": _f(np.hypot),
     "copysign": _f(np.copysign),
+    "nextafter": _f(np.nextafter),
+    "gcd": np.gcd,
     "logical_and": np.logical_and,
     "logical_or": np.logical_or,
     "logical_xor": np.logical_xor,
@@ -184,6 +220,9 @@ CONFIG: dict[str, dict[str, Any]] = {
     "acosh": {"domain": (1.05, 9.0)},
     "reciprocal": {"domain": _POS},
     "tan": {"domain": (-1.4, 1.4)},
+    "erfinv": {"domain": (-0.95, 0.95)},
+    "digamma": {"domain": (0.5, 9.0)},
+    "lgamma": {"domain": (0.5, 9.0)},
     "gelu": {"extra": {"kwargs": {"float": {"approximate": "tanh"}}}},
     "isnan": {"extra": {"special": True}},
     "isinf": {"extra": {"special": True}},
