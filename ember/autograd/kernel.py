@@ -13,22 +13,30 @@ looks the operator up in the active formula table (``ember.autograd.formulas``):
 * no entry otherwise: run, and record a node that raises at backward naming the op.
 
 Must always hold: edges are taken before the op runs (an in-place op rebases its
-output onto the new node, Note [In-place on a view]); a saved tensor snapshots its
-storage version; outputs that do not require grad lose the Autograd bit.
+output onto the new node, Note [In-place on a view] in ``copy_slices.py``); a saved
+tensor snapshots its storage version; outputs that do not require grad lose the
+Autograd bit; an output that *is* an input (``contiguous`` of a contiguous tensor)
+keeps its own history; everything per operator (rules, names, positions) is compiled
+once per formula table (``_info``), so a call does no string work.
 
 Note [Formula parameters]
-    A formula's first parameter receives the output's gradient; the others are
-    named after what they read: a schema argument (``self``, ``other``, ``dim``),
-    ``result`` (the output; for an operator with several outputs, the first, and
-    ``result1``, ``result2``, ... the others), ``<arg>_shape`` (an input's shape, nothing saved) or
-    ``<arg>_geometry`` / ``result_geometry`` (shape, stride, storage offset). Only
-    what the formulas for the inputs that need a gradient name is saved.
+    A formula's first parameter receives the output's gradient (for an operator that
+    returns a ``Tensor[]``, the list of its outputs' gradients, None where an output got
+    none); the others are named after what they read: a schema argument (``self``,
+    ``other``, ``dim``), ``result`` (the output; for an operator with several outputs,
+    the first, and ``result1``, ``result2``, ... the others), ``<arg>_shape`` (an input's
+    shape, or the tuple of shapes of a ``Tensor[]`` argument; nothing saved) or
+    ``<arg>_geometry`` / ``result_geometry`` (shape, stride, storage offset). Only what
+    the formulas for the inputs that need a gradient name is saved.
 
-Note [In-place on a view]
-    An in-place op on a view ``v`` of base ``b`` changes ``b`` too. The op's node
-    is wrapped in a ``CopySlices`` node that becomes ``b.grad_fn`` (it routes the
-    view's part of ``b``'s gradient through the op's formula), and ``v.grad_fn``
-    becomes an ``AsStridedBackward0`` of ``b``'s new history.
+Note [Node edges]
+    As in PyTorch, a node has one edge per *differentiable* Tensor argument, in schema
+    order, one per element for a ``Tensor[]`` argument (``cat``), and ``(None, 0)`` for
+    one that does not require grad. An argument whose rule is ``None`` (``where``'s
+    condition, ``gather``'s index) gets no edge; if it requires grad anyway the call
+    raises PyTorch's "is not differentiable with respect to argument". A joint rule
+    may list the arguments it differentiates in ``fn.inputs`` (``native_batch_norm``:
+    not the running statistics) and returns one gradient per listed argument.
 """
 
 from __future__ import annotations
@@ -38,8 +46,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ember.autograd import formulas
-from ember.autograd.node import Node, SavedTensor, edge_of, meta_of
+from ember.autograd import _names, formulas
+from ember.autograd.copy_slices import copy_slices, geometry
+from ember.autograd.node import Node, SavedTensor, edge_of, mark, meta_of
 from ember.core.dispatch_key import COMPOSITE, Autograd
 from ember.core.dtype import FLOAT
 from ember.core.tensor import Tensor
@@ -50,11 +59,14 @@ __all__ = ["autograd_kernel", "FormulaNode", "MissingFormulaNode", "node_class",
 _MASK = Autograd.mask
 _NOT = ~_MASK
 
+Rule = tuple[Callable[..., Any], tuple[str, ...]]
+
 
 @dataclass
 class OpInfo:
     """What the kernel needs to know about one operator, computed once per formula table."""
 
+    #: positions of the Tensor arguments (a ``Tensor[]`` one included) the rules align with
     tensor_pos: list[int]
     names: list[str]
     rule: Any
@@ -62,8 +74,17 @@ class OpInfo:
     is_out: bool
     passthrough: bool
     node_cls: type[Node]
-    per_input: list[tuple[Callable[..., Any], tuple[str, ...]] | None] = field(default_factory=list)
-    joint: tuple[Callable[..., Any], tuple[str, ...]] | None = None
+    #: (node classes, chooser) when PyTorch's node name depends on the call
+    variant: tuple[tuple[type[Node], ...], Callable[..., int]] | None = None
+    #: the rules of the arguments that get an edge, in order (per-input rules only)
+    rules: list[Rule] = field(default_factory=list)
+    joint: Rule | None = None
+    #: indices into ``tensor_pos`` of the arguments that get an edge (None: all of them)
+    keep: list[int] | None = None
+    #: whether ``tensor_pos[k]`` is a ``Tensor[]`` argument (None: no list argument)
+    is_list: list[bool] | None = None
+    #: the operator returns a ``Tensor[]`` whose elements are all differentiable outputs
+    multi: bool = False
 
 
 _infos: dict[OpOverload, OpInfo] = {}
@@ -75,21 +96,28 @@ def clear() -> None:
     _infos.clear()
 
 
-def node_class(name: str, base: type[Node] | None = None) -> type[Node]:
+def node_class(name: str, base: type[Node] | None = None, **attrs: Any) -> type[Node]:
     """The Node subclass named ``name`` (``MulBackward0``), created once."""
     b = base or FormulaNode
     cls = _classes.get((name, b))
     if cls is None:
-        cls = _classes[name, b] = type(name, (b,), {})
+        cls = _classes[name, b] = type(name, (b,), attrs)
     return cls
-
-
-def _camel(op: OpOverload) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in op.schema.name.base.split("_") if p)
 
 
 def _params(fn: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(inspect.signature(fn).parameters)[1:]
+
+
+def _node_classes(op: OpOverload, base: type[Node], multi: bool) -> Any:
+    key = (op.functional or op).qualname if op.schema.name.is_inplace else op.qualname
+    attrs = {"multi_output_view": True} if multi else {}
+    variant = _names.VARIANTS.get(key)
+    name = _names.NAMES.get(key) or _names.default_name(op.schema.name.base)
+    cls = node_class(name, base, **attrs)
+    if variant is None:
+        return cls, None
+    return cls, (tuple(node_class(n, base, **attrs) for n in variant[0]), variant[1])
 
 
 def _info(op: OpOverload) -> OpInfo:
@@ -99,10 +127,17 @@ def _info(op: OpOverload) -> OpInfo:
     from ember.dispatcher.registry import _pyname
 
     args = op.schema.arguments
-    pos = [i for i, a in enumerate(args) if a.type.base == "Tensor" and not a.type.is_list]
+    pos = [
+        i
+        for i, a in enumerate(args)
+        if a.type.base == "Tensor" and not (a.type.is_list and a.type.elem_optional)
+    ]
+    lists = [args[i].type.is_list for i in pos]
+    rets = op.schema.returns
+    multi = len(rets) == 1 and rets[0].type.is_list and rets[0].type.alias is not None
     found, rule = formulas.lookup(op)
     passthrough = not found and op.kernels.get(COMPOSITE) is not None
-    base = MissingFormulaNode if not found else FormulaNode
+    cls, variant = _node_classes(op, MissingFormulaNode if not found else FormulaNode, multi)
     info = OpInfo(
         tensor_pos=pos,
         names=[_pyname(a.name) for a in args],
@@ -110,22 +145,39 @@ def _info(op: OpOverload) -> OpInfo:
         inplace=op.schema.name.is_inplace,
         is_out=op.schema.is_out,
         passthrough=passthrough,
-        node_cls=node_class(f"{_camel(op)}Backward0", base),
+        node_cls=cls,
+        variant=variant,
+        is_list=lists if any(lists) else None,
+        multi=multi,
     )
     if found and rule is not None:
         if isinstance(rule, tuple):
-            info.per_input = [None if r is None else (r, _params(r)) for r in rule]
+            keep = [k for k, r in enumerate(rule) if r is not None or (k == 0 and info.inplace)]
+            info.rules = [
+                (r, _params(r)) if r is not None else (_zeros_rule, ())
+                for r in map(rule.__getitem__, keep)
+            ]
+            info.keep = keep if len(keep) < len(pos) else None
         else:
             info.joint = (rule, _params(rule))
+            diff = getattr(rule, "inputs", None)
+            if diff is not None:
+                info.keep = [k for k, i in enumerate(pos) if info.names[i] in diff]
     _infos[op] = info
     return info
+
+
+def _zeros_rule(grad: Any) -> Any:
+    from ember.autograd.formulas._helpers import zeros
+
+    return zeros(grad)
 
 
 def _strip(out: Any) -> Any:
     if type(out) is Tensor:
         if not out._requires_grad:
             out._ks &= _NOT
-    elif isinstance(out, tuple):
+    elif isinstance(out, (tuple, list)):
         for o in out:
             _strip(o)
     return out
@@ -136,6 +188,8 @@ def autograd_kernel(op: OpOverload, ks: int, *args: Any) -> Any:
     info = _infos.get(op) or _info(op)
     if info.passthrough and op.kernel_for(ks) is op.kernels.get(COMPOSITE):
         return op.redispatch(ks, *args)
+    if info.is_list is not None:
+        return _list_call(op, info, ks, args)
     edges = []
     any_grad = False
     for i in info.tensor_pos:
@@ -145,27 +199,68 @@ def autograd_kernel(op: OpOverload, ks: int, *args: Any) -> Any:
     if not any_grad or info.rule is None:
         with exclude_keys(_MASK):
             return _strip(op.redispatch(ks, *args))
-    return _record(op, info, ks, args, edges)
+    if info.keep is not None:
+        edges = _kept(op, info, edges)
+    return _record(op, info, ks, args, edges, None)
 
 
-def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges: list[Any]) -> Any:
+def _list_call(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...]) -> Any:
+    """``autograd_kernel`` for an operator with a ``Tensor[]`` argument (``cat``, ``stack``)."""
+    assert info.is_list is not None
+    per_arg: list[list[Any]] = []
+    for i, is_list in zip(info.tensor_pos, info.is_list):
+        per_arg.append([edge_of(t) for t in args[i]] if is_list else [edge_of(args[i])])
+    if not any(e is not None for es in per_arg for e in es) or info.rule is None:
+        with exclude_keys(_MASK):
+            return _strip(op.redispatch(ks, *args))
+    keep = range(len(per_arg)) if info.keep is None else info.keep
+    flat = [e for k in keep for e in per_arg[k]]
+    counts = [len(per_arg[k]) if info.is_list[k] else -1 for k in keep]
+    if info.keep is not None:  # only checks that no other argument requires grad
+        _kept(op, info, [next((e for e in es if e is not None), None) for es in per_arg])
+    return _record(op, info, ks, args, flat, counts)
+
+
+def _kept(op: OpOverload, info: OpInfo, edges: list[Any]) -> list[Any]:
+    """The edges of the differentiable arguments; raise if another one requires grad."""
+    assert info.keep is not None
+    for k, e in enumerate(edges):
+        if e is not None and k not in info.keep:
+            name = op.schema.arguments[info.tensor_pos[k]].name
+            raise RuntimeError(
+                f"The function '{op.schema.name.base}' is not differentiable with respect to "
+                f"argument '{name}'. This input cannot have requires_grad True."
+            )
+    return [edges[k] for k in info.keep]
+
+
+def _inputs(info: OpInfo, args: tuple[Any, ...]) -> list[Any]:
+    """The argument behind each edge (list elements flattened), in edge order."""
+    keep = range(len(info.tensor_pos)) if info.keep is None else info.keep
+    out: list[Any] = []
+    for k in keep:
+        a = args[info.tensor_pos[k]]
+        if info.is_list is not None and info.is_list[k]:
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
+
+
+def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges: list[Any],
+            counts: list[int] | None) -> Any:  # fmt: skip
     if info.is_out:
         raise RuntimeError(
             f"{op.schema.name.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    node = info.node_cls()
-    node.op = op  # type: ignore[attr-defined]
-    node.next_edges = edges
-    node.input_meta = [
-        meta_of(args[i]) if isinstance(args[i], Tensor) else None for i in info.tensor_pos
-    ]
+    metas = [meta_of(a) if isinstance(a, Tensor) else None for a in _inputs(info, args)]
     self = args[0] if info.inplace else None
     view_base = None
     if self is not None:
         _check_inplace(self)
         view_base = self._base
-    needed = _needed_names(info, edges)
+    needed = _needed_names(info, edges, counts)
     saved: dict[str, Any] = {}
     values = dict(zip(info.names, args))
     for name in needed:
@@ -182,19 +277,33 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
         else:
             saved[name] = _meta_value(name, values)
     base_edge = edge_of(view_base) if view_base is not None else None
-    base_geo = _geometry(view_base) if view_base is not None else None
+    base_geo = geometry(view_base) if view_base is not None else None
     with exclude_keys(_MASK):
         out = op.redispatch(ks, *args)
+    if self is None and type(out) is Tensor and _is_input(out, info, args):
+        return out  # ``contiguous`` of a contiguous tensor: the input itself, not a new output
+    cls = info.node_cls if info.variant is None else info.variant[0][info.variant[1](args, out)]
+    node = cls()
+    node.op = op  # type: ignore[attr-defined]
+    node.next_edges = edges
+    node.input_meta = metas
     node.saved = saved  # type: ignore[attr-defined]
+    if counts is not None:
+        node.counts = counts  # type: ignore[attr-defined]
     if isinstance(out, Tensor):
         if "result" in needed:
             saved["result"] = SavedTensor(out, is_output=True)
         if "result_geometry" in needed:
-            saved["result_geometry"] = _geometry(out)
+            saved["result_geometry"] = geometry(out)
         if out._dtype.category == FLOAT:
-            _mark(out, node, 0)
+            mark(out, node, 0)
             if view_base is not None and base_geo is not None:
-                _copy_slices(view_base, base_edge, base_geo, out, node)
+                copy_slices(view_base, base_edge, base_geo, out, node)
+    elif info.multi:
+        node.n_outputs = len(out)
+        for k, o in enumerate(out):
+            if o._dtype.category == FLOAT:
+                mark(o, node, k)
     elif isinstance(out, tuple) and out and isinstance(out[0], Tensor):
         # Multi-output primitives (sort, max_pool2d_with_indices, native_*_norm): the first
         # output is differentiable; the others (indices, statistics) are what formulas read
@@ -206,14 +315,26 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
             if f"result{j}" in needed:
                 saved[f"result{j}"] = SavedTensor(out[j])
         if first._dtype.category == FLOAT:
-            _mark(first, node, 0)
+            mark(first, node, 0)
     return out
 
 
+def _is_input(out: Tensor, info: OpInfo, args: tuple[Any, ...]) -> bool:
+    return any(out is args[i] for i in info.tensor_pos)
+
+
 def _check_inplace(self: Tensor) -> None:
-    if self.grad_fn is None and self._requires_grad:
+    fn = self.grad_fn
+    if fn is None and self._requires_grad:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if fn is not None and fn.multi_output_view:
+        raise RuntimeError(
+            f"Output {self.output_nr} of {fn.name()} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
         )
     b = self._base
     if b is not None and b.grad_fn is None and b._requires_grad:
@@ -222,18 +343,22 @@ def _check_inplace(self: Tensor) -> None:
         )
 
 
-def _needed_names(info: OpInfo, edges: list[Any]) -> set[str]:
+def _needed_names(info: OpInfo, edges: list[Any], counts: list[int] | None) -> set[str]:
     if info.joint is not None:
         return set(info.joint[1])
     out: set[str] = set()
-    for r, e in zip(info.per_input, edges):
-        if r is not None and e is not None:
+    if counts is not None:  # list arguments: every rule with an input that needs a gradient
+        i = 0
+        for r, n in zip(info.rules, counts):
+            m = 1 if n < 0 else n
+            if any(e is not None for e in edges[i : i + m]):
+                out.update(r[1])
+            i += m
+        return out
+    for r, e in zip(info.rules, edges):
+        if e is not None:
             out.update(r[1])
     return out
-
-
-def _geometry(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    return (tuple(t._shape), tuple(t._stride), t._offset)
 
 
 def _meta_value(name: str, values: dict[str, Any]) -> Any:
@@ -242,7 +367,9 @@ def _meta_value(name: str, values: dict[str, Any]) -> Any:
     if isinstance(t, Tensor) and what == "shape":
         return tuple(t._shape)
     if isinstance(t, Tensor) and what == "geometry":
-        return _geometry(t)
+        return geometry(t)
+    if isinstance(t, (list, tuple)) and what == "shape":
+        return tuple(tuple(x._shape) for x in t)
     if t is None and arg in values:
         return None
     raise TypeError(
@@ -251,19 +378,12 @@ def _meta_value(name: str, values: dict[str, Any]) -> Any:
     )
 
 
-def _mark(out: Tensor, node: Node, nr: int) -> None:
-    out._requires_grad = True
-    out.grad_fn = node
-    out._ks |= _MASK
-    if nr:
-        out.__dict__["_output_nr"] = nr
-
-
 class FormulaNode(Node):
     """A node whose backward is a formula from the active table (Note [Formula parameters])."""
 
     op: OpOverload
     saved: dict[str, Any]
+    counts: list[int] | None = None
 
     def _values(self, names: tuple[str, ...]) -> dict[str, Any]:
         if self._released:
@@ -277,18 +397,27 @@ class FormulaNode(Node):
         return kw
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        g = grads[0]
         info = _infos.get(self.op) or _info(self.op)
+        g = grads if info.multi else grads[0]
         if info.joint is not None:
             fn, names = info.joint
             res = fn(g, **self._values(names))
             return list(res) if isinstance(res, (tuple, list)) else [res]
         out: list[Tensor | None] = []
-        for r, e in zip(info.per_input, self.next_edges):
-            if r is None or e is None:
-                out.append(None)
+        if self.counts is None:
+            for (fn, names), e in zip(info.rules, self.next_edges):
+                out.append(None if e is None else fn(g, **self._values(names)))
+            return out
+        i = 0
+        for (fn, names), n in zip(info.rules, self.counts):
+            m = 1 if n < 0 else n
+            if all(e is None for e in self.next_edges[i : i + m]):
+                out.extend([None] * m)
+            elif n < 0:
+                out.append(fn(g, **self._values(names)))
             else:
-                out.append(r[0](g, **self._values(r[1])))
+                out.extend(fn(g, **self._values(names)))
+            i += m
         return out
 
     def release(self) -> None:
@@ -309,52 +438,3 @@ class MissingFormulaNode(FormulaNode):
             "with ember.library.register_formula or install a formula set "
             "(docs/autograd.md)."
         )
-
-
-class _ViewOfBase(Node):
-    """``v.grad_fn`` after an in-place op on view ``v``: reads v's part of b's gradient."""
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from ember.autograd.formulas._helpers import restride
-
-        g = grads[0]
-        return [None if g is None else restride(g, self.metadata["view"], self.metadata["base"])]
-
-
-class CopySlices(Node):
-    """``b.grad_fn`` after an in-place op on a view of ``b`` (Note [In-place on a view])."""
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        from ember.autograd.engine import fix_layout
-        from ember.autograd.formulas._helpers import read_region, write_region
-
-        gb = grads[0]
-        if gb is None:
-            return [None] * len(self.next_edges)
-        vgeo, bgeo = self.metadata["view"], self.metadata["base"]
-        inner: Node = self.metadata["node"]
-        res = inner.apply([read_region(gb, bgeo, vgeo)])
-        g_view = res[0]
-        if g_view is not None and inner.input_meta[0] is not None:
-            g_view = fix_layout(g_view, inner.input_meta[0], inner)
-        return [write_region(gb, bgeo, vgeo, g_view)] + list(res[1:])
-
-    def release(self) -> None:
-        self.metadata["node"].release()
-
-
-_AsStrided = node_class("AsStridedBackward0", _ViewOfBase)
-
-
-def _copy_slices(base: Tensor, base_edge: Any, base_geo: Any, view: Tensor, node: Node) -> None:
-    cs = CopySlices()
-    cs.next_edges = [base_edge] + node.next_edges[1:]
-    cs.input_meta = [meta_of(base), *node.input_meta[1:]]
-    vgeo = _geometry(view)
-    cs.metadata.update(view=vgeo, base=base_geo, node=node)
-    _mark(base, cs, 0)
-    vn = _AsStrided()
-    vn.next_edges = [(cs, 0)]
-    vn.input_meta = [meta_of(base)]
-    vn.metadata.update(view=vgeo, base=base_geo)
-    view.grad_fn = vn

@@ -29,7 +29,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ember.core.tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "edge_of", "accumulator"]
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "SavedTensor",
+    "RemovableHandle",
+    "Edge",
+    "edge_of",
+    "accumulator",
+    "mark",
+    "meta_of",
+]
 
 Edge = tuple["Node", int] | None
 Meta = tuple[tuple[int, ...], Any, Any]
@@ -67,6 +77,9 @@ class Node:
         >>> y.grad_fn.next_functions[0][0].name()
         'AccumulateGrad'
     """
+
+    #: the outputs are views of one input that PyTorch forbids modifying in place (split...)
+    multi_output_view = False
 
     def __init__(self) -> None:
         self.next_edges: list[Edge] = []
@@ -118,13 +131,11 @@ class Node:
 class SavedTensor:
     """A tensor a node keeps for backward, with its version at save time."""
 
-    __slots__ = ("tensor", "version", "producer", "is_output")
+    __slots__ = ("tensor", "version", "is_output")
 
     def __init__(self, t: Tensor, is_output: bool = False) -> None:
         self.tensor: Tensor | None = t
         self.version = t._storage.version
-        fn = t.grad_fn
-        self.producer = None if fn is None else fn.name()
         self.is_output = is_output
 
     def unpack(self, node: Node) -> Tensor:
@@ -135,8 +146,11 @@ class SavedTensor:
             from ember.core.tensor import _LEGACY_NAMES
 
             kind = _LEGACY_NAMES.get(t._dtype.name, "Tensor")
-            producer = (node.name() if self.is_output else self.producer) or ""
-            which = f", which is output 0 of {producer.split('Backward')[0]}," if producer else ""
+            # PyTorch names the node that made the tensor's current version (the running
+            # node for a saved output), without its "Backward<n>" suffix.
+            fn = node if self.is_output else t.grad_fn
+            nr = 0 if self.is_output else t.__dict__.get("_output_nr", 0)
+            which = f", which is output {nr} of {_short(fn.name())}," if fn is not None else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [ember.{kind} {list(t._shape)}]{which} is at version "
@@ -145,6 +159,11 @@ class SavedTensor:
                 "or clone() the tensor before modifying it."
             )
         return t
+
+
+def _short(name: str) -> str:
+    i = name.rfind("Backward")
+    return name[:i] if i > 0 else name
 
 
 class AccumulateGrad(Node):
@@ -180,4 +199,16 @@ def edge_of(t: Any) -> Edge:
 
 
 def meta_of(t: Tensor) -> Meta:
+    """What a gradient for ``t`` must look like: (shape, dtype, device)."""
     return (tuple(t._shape), t._dtype, t._device)
+
+
+def mark(out: Tensor, node: Node, nr: int) -> None:
+    """Make ``out`` output ``nr`` of ``node`` (it requires grad from now on)."""
+    from ember.core.dispatch_key import Autograd
+
+    out._requires_grad = True
+    out.grad_fn = node
+    out._ks |= Autograd.mask
+    if nr:
+        out.__dict__["_output_nr"] = nr

@@ -189,16 +189,26 @@ def test_inplace_rules() -> None:
 
 
 def test_modified_saved_tensor_raises() -> None:
+    # PyTorch names the node that made the saved tensor's current version
+    msg = (
+        r"one of the variables needed for gradient computation has been modified by an "
+        r"inplace operation: \[ember.FloatTensor \[3\]\]{} is at version 1; expected "
+        r"version 0 instead"
+    )
     x = ember.ones(3, requires_grad=True)
     y = x * 2
     z = y * y
     y.add_(1)
-    with pytest.raises(
-        RuntimeError,
-        match=r"one of the variables needed for gradient computation has been modified by an "
-        r"inplace operation: \[ember.FloatTensor \[3\]\], which is output 0 of Mul, is at "
-        r"version 1; expected version 0 instead",
-    ):
+    with pytest.raises(RuntimeError, match=msg.format(", which is output 0 of Add,")):
+        z.sum().backward()
+    y = x.exp()  # exp saves its output: the running node is named
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=msg.format(", which is output 0 of Exp,")):
+        y.sum().backward()
+    w = ember.ones(3)  # a tensor without history: no producer
+    z = x * w
+    w.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[ember.FloatTensor \[3\]\] is at version \d+; exp"):
         z.sum().backward()
 
 

@@ -37,7 +37,17 @@ from typing import Any
 
 from ember.plugins.hookspecs import hookimpl
 
-__all__ = ["plugin", "table", "active", "use", "lookup", "register", "MISSING", "NAMESPACE"]
+__all__ = [
+    "plugin",
+    "table",
+    "active",
+    "use",
+    "lookup",
+    "register",
+    "merge_tables",
+    "MISSING",
+    "NAMESPACE",
+]
 
 NAMESPACE = "ember.autograd"
 MISSING: Any = object()
@@ -60,12 +70,40 @@ class DefaultFormulas:
 
     @hookimpl
     def ember_autograd_formulas(self) -> dict[str, Any]:
-        from ember.autograd.formulas import elementwise, indexing, nn, shape
-
-        return {**elementwise.FORMULAS, **shape.FORMULAS, **indexing.FORMULAS, **nn.FORMULAS}
+        return merge_tables(_MODULES)
 
 
 plugin = DefaultFormulas()
+
+#: the modules of the default set; each owns a disjoint set of operators
+_MODULES = ("elementwise", "shape", "indexing", "lists", "factories", "nn")
+
+
+def merge_tables(modules: tuple[str, ...] = _MODULES) -> dict[str, Any]:
+    """The union of the ``FORMULAS`` tables of ``ember.autograd.formulas.<module>``.
+
+    An operator listed by two modules is an error (one would silently win).
+
+    Examples:
+        >>> from ember.autograd.formulas import merge_tables
+        >>> "aten::cat" in merge_tables()
+        True
+    """
+    import importlib
+
+    merged: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for m in modules:
+        table = importlib.import_module(f"{__name__}.{m}").FORMULAS
+        for k, v in table.items():
+            if k in owner:
+                raise RuntimeError(
+                    f"autograd formula for '{k}' is defined in both formulas/{owner[k]}.py and "
+                    f"formulas/{m}.py; keep one"
+                )
+            owner[k] = m
+            merged[k] = v
+    return merged
 
 
 def _normalize(name: str) -> str:

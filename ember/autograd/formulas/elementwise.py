@@ -99,6 +99,7 @@ FORMULAS: dict[str, Any] = {
     # -- binary --------------------------------------------------------------------------------
     "aten::add.Tensor": (lambda grad: grad, lambda grad, alpha: scale(grad, alpha)),
     "aten::sub.Tensor": (lambda grad: grad, lambda grad, alpha: -scale(grad, alpha)),
+    "aten::rsub.Scalar": (lambda grad, alpha: -scale(grad, alpha),),
     "aten::mul.Tensor": (lambda grad, other: grad * other, lambda grad, self: grad * self),
     "aten::div.Tensor": (
         lambda grad, other: grad / other,
@@ -126,7 +127,10 @@ FORMULAS: dict[str, Any] = {
         lambda grad, self, result: grad * self / result,
         lambda grad, other, result: grad * other / result,
     ),
-    "aten::copysign": (lambda grad, self, result: grad * self.sign() * result.sign(), None),
+    "aten::copysign": (
+        lambda grad, self, result: grad * self.sign() * result.sign(),
+        lambda grad: zeros(grad),
+    ),
     "aten::remainder.Tensor": (
         lambda grad: grad,
         lambda grad, self, other: -grad * (self / other).floor(),
@@ -147,6 +151,7 @@ FORMULAS: dict[str, Any] = {
     # -- copy, fill, random: the old value of self gets no gradient ----------------------------
     "aten::copy_": (lambda grad: zeros(grad), lambda grad: grad),
     "aten::fill_.Scalar": (lambda grad: zeros(grad),),
+    "aten::zero_": (lambda grad: zeros(grad),),
     "aten::uniform_": (lambda grad: zeros(grad),),
     "aten::normal_": (lambda grad: zeros(grad),),
     "aten::random_.from": (lambda grad: zeros(grad),),
