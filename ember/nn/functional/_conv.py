@@ -23,7 +23,6 @@ __all__ = [
     "avg_pool2d",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
-    "adaptive_max_pool2d",
     "pad",
     "unfold",
     "fold",
@@ -142,11 +141,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return ops.aten.adaptive_avg_pool1d.default(input, output_size)  # type: ignore[no-any-return]
-
-
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    out, idx = ops.aten.adaptive_max_pool2d.default(input, output_size)
-    return (out, idx) if return_indices else out
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:

@@ -16,6 +16,7 @@ import numpy as np
 
 import ember
 from ember.core.tensor import Tensor
+from ember.nn.functional._embedding import _renorm_rows_, _scale_by_freq
 
 __all__ = [
     "linear",
@@ -58,9 +59,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
-    keep = (ember.rand_like(input) >= p).to(input.dtype)
-    return input * keep * (1.0 / (1.0 - p))
+        out = input * 0.0
+    else:
+        keep = (ember.rand_like(input) >= p).to(input.dtype)
+        out = input * (keep * (1.0 / (1.0 - p)))
+    return input.copy_(out) if inplace else out
 
 
 def _norm_dims(input: Tensor, normalized_shape: Sequence[int]) -> tuple[int, ...]:
@@ -171,15 +174,26 @@ def embedding(
     scale_grad_by_freq: bool = False,
     sparse: bool = False,
 ) -> Tensor:
-    """Rows of ``weight`` at ``input``'s indices; the ``padding_idx`` row gets no gradient."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError(
-            "embedding: max_norm, scale_grad_by_freq and sparse are not supported"
-        )
+    """Rows of ``weight`` at ``input``'s indices; the ``padding_idx`` row gets no gradient.
+
+    ``max_norm`` renormalises the looked-up rows in place first; ``scale_grad_by_freq``
+    divides each row's gradient by its index's count in ``input``.
+
+    Examples:
+        >>> import ember
+        >>> w = ember.arange(6.0).reshape(3, 2)
+        >>> ember.nn.functional.embedding(ember.tensor([2, 0]), w).tolist()
+        [[4.0, 5.0], [0.0, 1.0]]
+    """
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
     v = weight.shape[0]
     if padding_idx is not None:
         if not -v <= padding_idx < v:
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx += v
-    return ember.embedding(weight, input, -1 if padding_idx is None else padding_idx)
+    if max_norm is not None:
+        _renorm_rows_(weight, input, max_norm, float(norm_type))
+    rows = ember.embedding(weight, input, -1 if padding_idx is None else padding_idx)
+    return _scale_by_freq(rows, input, v) if scale_grad_by_freq else rows

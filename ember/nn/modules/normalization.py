@@ -1,4 +1,4 @@
-"""Normalisation layers: LayerNorm, RMSNorm, GroupNorm, Embedding, BatchNorm1d/2d.
+"""Normalisation layers: LayerNorm, RMSNorm, GroupNorm, Embedding, BatchNorm1d/2d/3d.
 
 BatchNorm keeps ``running_mean``/``running_var``/``num_batches_tracked`` buffers
 (state-dict version 2, as PyTorch); statistics update only in training mode with
@@ -18,7 +18,15 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "Embedding"]
+__all__ = [
+    "LayerNorm",
+    "RMSNorm",
+    "GroupNorm",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "Embedding",
+]
 
 
 def _shape(s: Any) -> tuple[int, ...]:
@@ -122,7 +130,7 @@ class _BatchNorm(Module):
         dtype: Any = None, bias: bool = True,
     ) -> None:  # fmt: skip
         super().__init__()
-        self._has_bias = bias
+        self._has_bias = bias and affine
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
@@ -204,6 +212,14 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.ndim}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim != 5:
+            raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
 class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
 
@@ -240,7 +256,10 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(
+            input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+            self.scale_grad_by_freq, self.sparse,
+        )  # fmt: skip
 
     @classmethod
     def from_pretrained(
@@ -254,4 +273,12 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        if self.sparse:
+            s += ", sparse=True"
         return s

@@ -1,0 +1,252 @@
+# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""Pooling additions of ``ember.nn.functional``: power-average (LP) pooling,
+adaptive max pooling of any sizes, max unpooling and the ``*_with_indices`` aliases.
+
+LP pooling is ``(sum over the window of x^p)^(1/p)``, written as the core's
+average pooling of ``x^p`` times the window size. Adaptive max pooling with
+windows of unequal sizes gathers every window, padded to the largest size by
+repeating its last index, with two ``index_select``s, then takes ``max`` over
+it; indices are mapped back to flat H*W positions with a host table. Unpooling
+scatters each
+value to its recorded flat index in a zero (N, C, prod(out)) tensor, so its
+gradient is a gather.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import ember
+from ember.core.tensor import Tensor
+from ember.dispatcher.namespace import ops
+from ember.nn.functional._conv import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+
+__all__ = [
+    "lp_pool1d",
+    "lp_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+]
+
+
+def _ntuple(v: Any, n: int) -> tuple[int, ...]:
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1:
+            return tuple(int(v[0]) for _ in range(n))
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+def _lp_finish(pooled: Tensor, window: int, norm_type: float) -> Tensor:
+    # sign * relu(abs) keeps PyTorch's behaviour for negative sums of odd powers (NaN root).
+    return (pooled.sign() * pooled.abs().relu() * window) ** (1.0 / norm_type)
+
+
+def lp_pool1d(
+    input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    """``(sum over each window of x^p)^(1/p)`` over the last dim.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([[[3.0, 4.0]]])
+        >>> ember.nn.functional.lp_pool1d(x, 2, 2).tolist()
+        [[[5.0]]]
+    """
+    (k,) = _ntuple(kernel_size, 1)
+    pooled = avg_pool1d(input**norm_type, k, stride, 0, ceil_mode)
+    return _lp_finish(pooled, k, float(norm_type))
+
+
+def lp_pool2d(
+    input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    """``(sum over each window of x^p)^(1/p)`` over the last two dims."""
+    kh, kw = _ntuple(kernel_size, 2)
+    pooled = avg_pool2d(input**norm_type, (kh, kw), stride, 0, ceil_mode)
+    return _lp_finish(pooled, kh * kw, float(norm_type))
+
+
+def _windows(n: int, out: int) -> tuple[np.ndarray, int]:
+    """(out, k) source indices of the adaptive windows over ``n``, padded by repetition."""
+    starts = (np.arange(out) * n) // out
+    ends = -((-(np.arange(out) + 1) * n) // out)  # ceil((i + 1) * n / out)
+    k = int((ends - starts).max())
+    idx = starts[:, None] + np.arange(k)[None, :]
+    return np.minimum(idx, (ends - 1)[:, None]), k
+
+
+def _adaptive_max(input: Tensor, oh: int, ow: int) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of the last two dims into (oh, ow), values and flat indices."""
+    h, w = input.shape[-2], input.shape[-1]
+    if h % oh == 0 and w % ow == 0:
+        return ops.aten.adaptive_max_pool2d.default(input, (oh, ow))
+    hi, kh = _windows(h, oh)
+    wi, kw = _windows(w, ow)
+    dev = input.device
+    rows = input.index_select(-2, ember.from_numpy(hi.reshape(-1)).to(dev))
+    win = rows.index_select(-1, ember.from_numpy(wi.reshape(-1)).to(dev))
+    lead = tuple(input.shape[:-2])
+    k = len(lead)
+    win = win.reshape(*lead, oh, kh, ow, kw).permute(*range(k), k, k + 2, k + 1, k + 3)
+    values, local = win.reshape(*lead, oh, ow, kh * kw).max(-1)
+    flat = (hi[:, None, :, None] * w + wi[None, :, None, :]).reshape(oh, ow, kh * kw)
+    table = ember.from_numpy(np.ascontiguousarray(flat)).to(dev).expand(*lead, oh, ow, kh * kw)
+    return values, table.gather(-1, local.unsqueeze(-1)).squeeze(-1)
+
+
+def _out_sizes(output_size: Any, h: int, w: int) -> tuple[int, int]:
+    size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    return (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over adaptive windows of the last two dims (any input and output sizes).
+
+    Examples:
+        >>> import ember
+        >>> x = ember.arange(9.0).reshape(1, 3, 3)
+        >>> ember.nn.functional.adaptive_max_pool2d(x, 2).tolist()
+        [[[4.0, 5.0], [7.0, 8.0]]]
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
+        )
+    oh, ow = _out_sizes(output_size, input.shape[-2], input.shape[-1])
+    out, idx = _adaptive_max(input, oh, ow)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over ``output_size`` adaptive windows of the last dim of (N, C, L) or (C, L) input.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([[[1.0, 5.0, 2.0, 0.0]]])
+        >>> ember.nn.functional.adaptive_max_pool1d(x, 2).tolist()
+        [[[5.0, 2.0]]]
+    """
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            "#1 'self' (while checking arguments for adaptive_max_pool1d)"
+        )
+    (size,) = _ntuple(output_size, 1)
+    out, idx = _adaptive_max(input.unsqueeze(-2), 1, size)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> tuple[Tensor, Tensor]:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> tuple[Tensor, Tensor]:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def max_pool1d_with_indices(
+    input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+    ceil_mode: bool = False, return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(
+    input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+    ceil_mode: bool = False, return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:  # fmt: skip
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _unpool_size(
+    input: Tensor, dims: int, kernel: tuple[int, ...], stride: tuple[int, ...],
+    padding: tuple[int, ...], output_size: Any,
+) -> list[int]:  # fmt: skip
+    spatial = list(input.shape[-dims:])
+    default = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(spatial, stride, padding, kernel)]
+    if output_size is None:
+        return default
+    size = [int(v) for v in output_size]
+    if len(size) == dims + 2 or (len(size) == dims + 1 and input.ndim == dims + 1):
+        size = size[-dims:]
+    if len(size) != dims:
+        raise ValueError(
+            f"output_size should be a sequence containing {dims} or {dims + 2} elements, but "
+            f"it has a length of '{len(size)}'"
+        )
+    for d, (want, base, s) in enumerate(zip(size, default, stride)):
+        if not base - s < want < base + s:
+            lo = [b - st + 1 for b, st in zip(default, stride)]
+            hi = [b + st - 1 for b, st in zip(default, stride)]
+            raise ValueError(
+                f'invalid output_size "{tuple(size)}" (dim {d} must be between {lo[d]} and {hi[d]})'
+            )
+    return size
+
+
+def _max_unpool(
+    input: Tensor, indices: Tensor, dims: int, kernel_size: Any, stride: Any, padding: Any,
+    output_size: Any,
+) -> Tensor:  # fmt: skip
+    kernel = _ntuple(kernel_size, dims)
+    st = _ntuple(stride if stride is not None else kernel_size, dims)
+    pad = _ntuple(padding, dims)
+    size = _unpool_size(input, dims, kernel, st, pad, output_size)
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}"
+        )
+    lead = tuple(input.shape[:-dims])
+    total = 1
+    for s in size:
+        total *= s
+    flat_in = input.reshape(*lead, -1)
+    flat_idx = indices.reshape(*lead, -1)
+    if flat_idx.numel() and bool(((flat_idx < 0) | (flat_idx >= total)).any()):
+        raise RuntimeError(
+            f"Found an invalid max index: {int(flat_idx.amax().item())} (output volumes are of "
+            f"size {'x'.join(map(str, size))})"
+        )
+    out = ember.zeros(*lead, total, dtype=input.dtype, device=input.device)
+    out = out.scatter(len(lead), flat_idx, flat_in)
+    return out.reshape(*lead, *size)
+
+
+def max_unpool1d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:  # fmt: skip
+    """The partial inverse of ``max_pool1d``: values back at their argmax, zeros elsewhere.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> out, idx = F.max_pool1d(ember.tensor([[[1.0, 3.0, 4.0, 2.0]]]), 2, return_indices=True)
+        >>> F.max_unpool1d(out, idx, 2).tolist()
+        [[[0.0, 3.0, 4.0, 0.0]]]
+    """
+    return _max_unpool(input, indices, 1, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:  # fmt: skip
+    """The partial inverse of ``max_pool2d`` (flat indices over each channel's H*W)."""
+    return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
