@@ -23,6 +23,8 @@ __all__ = [
     "read_region",
     "write_region",
     "log_of",
+    "differentiable",
+    "prod_backward",
 ]
 
 Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
@@ -41,6 +43,20 @@ def zeros(g: Tensor) -> Tensor:
 
 def scale(g: Tensor, alpha: Any) -> Tensor:
     return g if alpha == 1 else g * alpha
+
+
+def differentiable(*names: str) -> Any:
+    """Mark a joint rule with the arguments it returns gradients for (in schema order).
+
+    The others get no edge, and requiring grad for one of them is PyTorch's error
+    (Note [Node edges] in ``ember/autograd/kernel.py``).
+    """
+
+    def mark(fn: Any) -> Any:
+        fn.inputs = names
+        return fn
+
+    return mark
 
 
 def log_of(v: Any) -> Any:
@@ -68,6 +84,33 @@ def count(shape: tuple[int, ...], dim: Any) -> int:
     for d in _dims(dim, len(shape)):
         n *= shape[d]
     return n
+
+
+def prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """The gradient of ``prod`` over ``dim``: the product of the *other* elements.
+
+    Without zeros that is ``result / self``. With exact zeros (one data check, as in
+    PyTorch) each group's product is split into ``p``, the product of its non-zero
+    elements, and its zeros ``Z``: a non-zero element's gradient is ``p / x`` times the
+    product of ``Z`` (1 if none; the sum of ``Z``, zero-valued but with gradient 1 for
+    the zero, if one; 0 if more), a zero's is ``p`` times the product of the other zeros.
+    Written so that second derivatives at zeros are right too.
+    """
+    g = expand_back(grad, tuple(self.shape), dim, keepdim)
+    if self.ndim == 0:
+        return g
+    zero = self == 0
+    if not bool(zero.any()):
+        return g * expand_back(result, tuple(self.shape), dim, keepdim) / self
+    where = aten().where.self
+    dims = _dims(dim, self.ndim)
+    nz = where(zero, 1.0, self)
+    p = aten().prod.dim_IntList(nz, dims, True)
+    n = aten().sum.dim_IntList(zero, dims, True)
+    zsum = aten().sum.dim_IntList(where(zero, self, 0.0), dims, True)
+    fac_nonzero = where(n == 0, 1.0, where(n == 1, zsum, 0.0))
+    fac_zero = where(n == 1, 1.0, where(n == 2, zsum - self, 0.0))
+    return g * where(zero, p * fac_zero, p / nz * fac_nonzero)
 
 
 def _buffer(g: Tensor, geos: tuple[Geometry, ...]) -> tuple[Tensor, int]:

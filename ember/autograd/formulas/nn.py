@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.autograd.formulas._helpers import differentiable
+
 __all__ = ["FORMULAS"]
 
 
@@ -41,6 +43,7 @@ def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, 
     return gi.to(input.dtype), gw, gb
 
 
+@differentiable("input", "weight", "bias")  # not the running statistics, as in PyTorch
 def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bool,
                      result1: Any, result2: Any) -> tuple[Any, ...]:  # fmt: skip
     nd = input.ndim
@@ -62,7 +65,7 @@ def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bo
         gi = gx * invstd
     gw = None if weight is None else (grad * xhat).sum(red)
     gb = None if bias is None else grad.sum(red)
-    return gi.to(input.dtype), gw, gb, None, None
+    return gi.to(input.dtype), gw, gb
 
 
 def _embedding_back(grad: Any, weight_shape: Any, indices: Any, padding_idx: int) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.autograd.formulas._helpers import count, expand_back, restride
+from ember.autograd.formulas._helpers import count, expand_back, prod_backward, restride
 
 __all__ = ["FORMULAS"]
 
@@ -77,11 +77,7 @@ FORMULAS: dict[str, Any] = {
             max(count(self_shape, dim), 1)
         ),
     ),
-    "aten::prod.dim_IntList": (
-        lambda grad, self, result, dim, keepdim: (
-            expand_back(grad * result, self.shape, dim, keepdim) / self
-        ),
-    ),
+    "aten::prod.dim_IntList": (prod_backward,),  # exact zeros included
     "aten::amax": (_amax_grad,),
     "aten::amin": (_amax_grad,),
     "aten::argmax": None,
