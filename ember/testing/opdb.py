@@ -51,10 +51,16 @@ _INPLACE = {
 
 
 def _differentiable(op: Any) -> bool:
+    """A formula that is not None, or a Composite reading a tensor that autograd follows
+    through its decomposition (``cat``, ``var``; factories read none)."""
     from ember.autograd import formulas
+    from ember.core.dispatch_key import COMPOSITE
 
     found, rule = formulas.lookup(op)
-    return bool(found and rule is not None)
+    if found:
+        return rule is not None
+    reads_tensor = any(a.type.base == "Tensor" for a in op.schema.arguments)
+    return reads_tensor and not op.schema.is_out and op.kernels.get(COMPOSITE) is not None
 
 
 def _out_variant(op: Any, functional: Any) -> Callable[..., Any]:
