@@ -90,10 +90,18 @@ def test_activation_matches_torch(name, kw):
 
 
 INPLACE = [
-    ("relu6", {}), ("hardtanh", {}), ("elu", {}), ("selu", {}), ("celu", {}), ("leaky_relu", {}),
-    ("silu", {}), ("mish", {}), ("hardsigmoid", {}), ("hardswish", {}),
+    ("relu6", {}),
+    ("hardtanh", {}),
+    ("elu", {}),
+    ("selu", {}),
+    ("celu", {}),
+    ("leaky_relu", {}),
+    ("silu", {}),
+    ("mish", {}),
+    ("hardsigmoid", {}),
+    ("hardswish", {}),
     ("threshold", {"threshold": 0.1, "value": 5.0}),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name,kw", INPLACE, ids=[n for n, _ in INPLACE])
@@ -286,12 +294,19 @@ def test_interpolate_float32_nearest_indices_match():
 
 
 def test_upsample_aliases():
-    check(lambda t: F.upsample(t, scale_factor=2, mode="bilinear"),
-          lambda t: TF.interpolate(t, scale_factor=2, mode="bilinear"), X4)  # fmt: skip
-    check(lambda t: F.upsample_nearest(t, size=(6, 6)),
-          lambda t: TF.interpolate(t, size=(6, 6)), X4)  # fmt: skip
-    check(lambda t: F.upsample_bilinear(t, scale_factor=2),
-          lambda t: TF.interpolate(t, scale_factor=2, mode="bilinear", align_corners=True), X4)  # fmt: skip
+    check(
+        lambda t: F.upsample(t, scale_factor=2, mode="bilinear"),
+        lambda t: TF.interpolate(t, scale_factor=2, mode="bilinear"),
+        X4,
+    )
+    check(
+        lambda t: F.upsample_nearest(t, size=(6, 6)), lambda t: TF.interpolate(t, size=(6, 6)), X4
+    )
+    check(
+        lambda t: F.upsample_bilinear(t, scale_factor=2),
+        lambda t: TF.interpolate(t, scale_factor=2, mode="bilinear", align_corners=True),
+        X4,
+    )
 
 
 def test_interpolate_errors():
@@ -328,11 +343,17 @@ def test_pixel_shuffle_errors():
 @pytest.mark.parametrize("align", [True, False])
 def test_affine_grid(align):
     theta = RNG.standard_normal((2, 2, 3))
-    check(lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=align),
-          lambda t: TF.affine_grid(t, [2, 3, 4, 5], align_corners=align), theta)  # fmt: skip
+    check(
+        lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=align),
+        lambda t: TF.affine_grid(t, [2, 3, 4, 5], align_corners=align),
+        theta,
+    )
     theta3 = RNG.standard_normal((1, 3, 4))
-    check(lambda t: F.affine_grid(t, [1, 1, 2, 3, 4], align_corners=align),
-          lambda t: TF.affine_grid(t, [1, 1, 2, 3, 4], align_corners=align), theta3)  # fmt: skip
+    check(
+        lambda t: F.affine_grid(t, [1, 1, 2, 3, 4], align_corners=align),
+        lambda t: TF.affine_grid(t, [1, 1, 2, 3, 4], align_corners=align),
+        theta3,
+    )
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
@@ -353,16 +374,24 @@ def test_instance_norm_with_affine_and_running_stats(shape):
     c = shape[1]
     x = RNG.standard_normal(shape) * 3 + 1
     w, b = RNG.standard_normal(c), RNG.standard_normal(c)
-    check(lambda t, w_, b_: F.instance_norm(t, weight=w_, bias=b_),
-          lambda t, w_, b_: TF.instance_norm(t, weight=w_, bias=b_), x, w, b)  # fmt: skip
+    check(
+        lambda t, w_, b_: F.instance_norm(t, weight=w_, bias=b_),
+        lambda t, w_, b_: TF.instance_norm(t, weight=w_, bias=b_),
+        x,
+        w,
+        b,
+    )
     erm, erv = ember.zeros(c, dtype=ember.float64), ember.ones(c, dtype=ember.float64)
     trm, trv = torch.zeros(c, dtype=torch.float64), torch.ones(c, dtype=torch.float64)
     F.instance_norm(ember.from_numpy(x), erm, erv, momentum=0.3)
     TF.instance_norm(torch.from_numpy(x), trm, trv, momentum=0.3)
     np.testing.assert_allclose(erm.numpy(), trm.numpy())
     np.testing.assert_allclose(erv.numpy(), trv.numpy())
-    check(lambda t: F.instance_norm(t, erm, erv, use_input_stats=False),
-          lambda t: TF.instance_norm(t, trm, trv, use_input_stats=False), x)  # fmt: skip
+    check(
+        lambda t: F.instance_norm(t, erm, erv, use_input_stats=False),
+        lambda t: TF.instance_norm(t, trm, trv, use_input_stats=False),
+        x,
+    )
 
 
 def test_instance_norm_needs_spatial_elements():
@@ -375,8 +404,11 @@ def test_instance_norm_needs_spatial_elements():
 def test_local_response_norm(size, shape):
     x = RNG.standard_normal(shape)
     kw = {"alpha": 0.3, "beta": 0.6, "k": 1.5}
-    check(lambda t: F.local_response_norm(t, size, **kw),
-          lambda t: TF.local_response_norm(t, size, **kw), x)  # fmt: skip
+    check(
+        lambda t: F.local_response_norm(t, size, **kw),
+        lambda t: TF.local_response_norm(t, size, **kw),
+        x,
+    )
     with pytest.raises(ValueError, match="Expected 3D or higher dimensionality input"):
         F.local_response_norm(ember.zeros(2, 3), 2)
 
@@ -419,8 +451,12 @@ def test_pairwise_distance(kw):
         a,
         b,
     )
-    check(lambda x, y: F.pairwise_distance(x, y, **kw), lambda x, y: TF.pairwise_distance(x, y, **kw),
-          a[0], b[0])  # fmt: skip
+    check(
+        lambda x, y: F.pairwise_distance(x, y, **kw),
+        lambda x, y: TF.pairwise_distance(x, y, **kw),
+        a[0],
+        b[0],
+    )
 
 
 @pytest.mark.parametrize("p", [2.0, 1.0, 0.5, 3.0, float("inf")])
@@ -465,17 +501,26 @@ def test_max_unpool2d(kw):
     pool_kw = {k: v for k, v in kw.items() if k in ("stride", "padding")}
     out, idx = TF.max_pool2d(x, 2, return_indices=True, **pool_kw)
     o = out.numpy()
-    check(lambda t: F.max_unpool2d(t, ember.from_numpy(idx.numpy()), 2, **kw),
-          lambda t: TF.max_unpool2d(t, idx, 2, **kw), o)  # fmt: skip
+    check(
+        lambda t: F.max_unpool2d(t, ember.from_numpy(idx.numpy()), 2, **kw),
+        lambda t: TF.max_unpool2d(t, idx, 2, **kw),
+        o,
+    )
 
 
 def test_max_unpool1d_and_errors():
     x = torch.from_numpy(RNG.standard_normal((2, 7)))
     out, idx = TF.max_pool1d(x, 2, return_indices=True)
-    check(lambda t: F.max_unpool1d(t, ember.from_numpy(idx.numpy()), 2),
-          lambda t: TF.max_unpool1d(t, idx, 2), out.numpy())  # fmt: skip
-    check(lambda t: F.max_unpool1d(t, ember.from_numpy(idx.numpy()), 2, output_size=[7]),
-          lambda t: TF.max_unpool1d(t, idx, 2, output_size=[7]), out.numpy())  # fmt: skip
+    check(
+        lambda t: F.max_unpool1d(t, ember.from_numpy(idx.numpy()), 2),
+        lambda t: TF.max_unpool1d(t, idx, 2),
+        out.numpy(),
+    )
+    check(
+        lambda t: F.max_unpool1d(t, ember.from_numpy(idx.numpy()), 2, output_size=[7]),
+        lambda t: TF.max_unpool1d(t, idx, 2, output_size=[7]),
+        out.numpy(),
+    )
     e_out, e_idx = ember.from_numpy(out.numpy()), ember.from_numpy(idx.numpy())
     with pytest.raises(ValueError, match="invalid output_size"):
         F.max_unpool1d(e_out, e_idx, 2, output_size=[9])
@@ -501,17 +546,26 @@ BAGS = [
 def test_embedding_bag(idx, offsets, kw):
     eo = ember.from_numpy(offsets) if offsets is not None else None
     to = torch.from_numpy(offsets) if offsets is not None else None
-    check(lambda w: F.embedding_bag(ember.from_numpy(idx), w, eo, **kw),
-          lambda w: TF.embedding_bag(torch.from_numpy(idx), w, to, **kw), W)  # fmt: skip
+    check(
+        lambda w: F.embedding_bag(ember.from_numpy(idx), w, eo, **kw),
+        lambda w: TF.embedding_bag(torch.from_numpy(idx), w, to, **kw),
+        W,
+    )
 
 
 def test_embedding_bag_per_sample_weights_and_errors():
     idx, offsets = np.array([1, 2, 4, 5, 4]), np.array([0, 2])
     psw = RNG.standard_normal(5)
-    check(lambda w, s: F.embedding_bag(ember.from_numpy(idx), w, ember.from_numpy(offsets),
-                                       mode="sum", per_sample_weights=s),
-          lambda w, s: TF.embedding_bag(torch.from_numpy(idx), w, torch.from_numpy(offsets),
-                                        mode="sum", per_sample_weights=s), W, psw)  # fmt: skip
+    check(
+        lambda w, s: F.embedding_bag(
+            ember.from_numpy(idx), w, ember.from_numpy(offsets), mode="sum", per_sample_weights=s
+        ),
+        lambda w, s: TF.embedding_bag(
+            torch.from_numpy(idx), w, torch.from_numpy(offsets), mode="sum", per_sample_weights=s
+        ),
+        W,
+        psw,
+    )
     w = ember.from_numpy(W)
     with pytest.raises(
         NotImplementedError, match="per_sample_weights is only supported for mode='sum'"

@@ -54,30 +54,60 @@ N, C = 5, 4
 @pytest.mark.parametrize("margin", [0.0, 0.3])
 def test_margin_ranking(reduction, margin):
     a, b, y = RNG.standard_normal(N), RNG.standard_normal(N), _pm1(N)
-    check(lambda *t: F.margin_ranking_loss(*t, margin=margin, reduction=reduction),
-          lambda *t: TF.margin_ranking_loss(*t, margin=margin, reduction=reduction), a, b, y,
-          grad_mask=[1, 1, 0])  # fmt: skip
-    check(nn.MarginRankingLoss(margin, reduction=reduction),
-          torch.nn.MarginRankingLoss(margin, reduction=reduction), a, b, y, grad_mask=[1, 1, 0])  # fmt: skip
+    check(
+        lambda *t: F.margin_ranking_loss(*t, margin=margin, reduction=reduction),
+        lambda *t: TF.margin_ranking_loss(*t, margin=margin, reduction=reduction),
+        a,
+        b,
+        y,
+        grad_mask=[1, 1, 0],
+    )
+    check(
+        nn.MarginRankingLoss(margin, reduction=reduction),
+        torch.nn.MarginRankingLoss(margin, reduction=reduction),
+        a,
+        b,
+        y,
+        grad_mask=[1, 1, 0],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_hinge_embedding(reduction):
     x, y = RNG.standard_normal((N, C)), _pm1((N, C))
-    check(lambda *t: F.hinge_embedding_loss(*t, margin=0.5, reduction=reduction),
-          lambda *t: TF.hinge_embedding_loss(*t, margin=0.5, reduction=reduction), x, y,
-          grad_mask=[1, 0])  # fmt: skip
-    check(nn.HingeEmbeddingLoss(reduction=reduction), torch.nn.HingeEmbeddingLoss(reduction=reduction),
-          x, y, grad_mask=[1, 0])  # fmt: skip
+    check(
+        lambda *t: F.hinge_embedding_loss(*t, margin=0.5, reduction=reduction),
+        lambda *t: TF.hinge_embedding_loss(*t, margin=0.5, reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
+    check(
+        nn.HingeEmbeddingLoss(reduction=reduction),
+        torch.nn.HingeEmbeddingLoss(reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_soft_margin(reduction):
     x, y = RNG.standard_normal((N, C)) * 20, _pm1((N, C))
-    check(lambda *t: F.soft_margin_loss(*t, reduction=reduction),
-          lambda *t: TF.soft_margin_loss(*t, reduction=reduction), x, y, grad_mask=[1, 0])  # fmt: skip
-    check(nn.SoftMarginLoss(reduction=reduction), torch.nn.SoftMarginLoss(reduction=reduction), x, y,
-          grad_mask=[1, 0])  # fmt: skip
+    check(
+        lambda *t: F.soft_margin_loss(*t, reduction=reduction),
+        lambda *t: TF.soft_margin_loss(*t, reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
+    check(
+        nn.SoftMarginLoss(reduction=reduction),
+        torch.nn.SoftMarginLoss(reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -87,11 +117,20 @@ def test_multilabel_soft_margin(reduction, weighted):
     w = RNG.random(C) if weighted else None
     ew = ember.from_numpy(w) if weighted else None
     tw = torch.from_numpy(w) if weighted else None
-    check(lambda *t: F.multilabel_soft_margin_loss(*t, weight=ew, reduction=reduction),
-          lambda *t: TF.multilabel_soft_margin_loss(*t, weight=tw, reduction=reduction), x, y,
-          grad_mask=[1, 0])  # fmt: skip
-    check(nn.MultiLabelSoftMarginLoss(ew, reduction=reduction),
-          torch.nn.MultiLabelSoftMarginLoss(tw, reduction=reduction), x, y, grad_mask=[1, 0])  # fmt: skip
+    check(
+        lambda *t: F.multilabel_soft_margin_loss(*t, weight=ew, reduction=reduction),
+        lambda *t: TF.multilabel_soft_margin_loss(*t, weight=tw, reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
+    check(
+        nn.MultiLabelSoftMarginLoss(ew, reduction=reduction),
+        torch.nn.MultiLabelSoftMarginLoss(tw, reduction=reduction),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -103,28 +142,48 @@ def test_multi_margin(reduction, p, margin, weighted):
     w = RNG.random(C) if weighted else None
     ew = ember.from_numpy(w) if weighted else None
     tw = torch.from_numpy(w) if weighted else None
-    check(lambda a, b: F.multi_margin_loss(a, b, p, margin, ew, reduction=reduction),
-          lambda a, b: TF.multi_margin_loss(a, b, p, margin, tw, reduction=reduction), x, y)  # fmt: skip
-    check(nn.MultiMarginLoss(p, margin, ew, reduction=reduction),
-          torch.nn.MultiMarginLoss(p, margin, tw, reduction=reduction), x, y)  # fmt: skip
-    check(lambda a, b: F.multi_margin_loss(a, b, p, margin, reduction=reduction),
-          lambda a, b: TF.multi_margin_loss(a, b, p, margin, reduction=reduction), x[0], np.asarray(y[0]))  # fmt: skip
+    check(
+        lambda a, b: F.multi_margin_loss(a, b, p, margin, ew, reduction=reduction),
+        lambda a, b: TF.multi_margin_loss(a, b, p, margin, tw, reduction=reduction),
+        x,
+        y,
+    )
+    check(
+        nn.MultiMarginLoss(p, margin, ew, reduction=reduction),
+        torch.nn.MultiMarginLoss(p, margin, tw, reduction=reduction),
+        x,
+        y,
+    )
+    check(
+        lambda a, b: F.multi_margin_loss(a, b, p, margin, reduction=reduction),
+        lambda a, b: TF.multi_margin_loss(a, b, p, margin, reduction=reduction),
+        x[0],
+        np.asarray(y[0]),
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_multilabel_margin(reduction):
     x = RNG.standard_normal((N, C))
     y = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [-1, 1, 2, 0], [2, 2, -1, -1], [1, -1, 0, 0]])
-    check(lambda *t: F.multilabel_margin_loss(*t, reduction=reduction),
-          lambda *t: TF.multilabel_margin_loss(*t, reduction=reduction), x, y)  # fmt: skip
+    check(
+        lambda *t: F.multilabel_margin_loss(*t, reduction=reduction),
+        lambda *t: TF.multilabel_margin_loss(*t, reduction=reduction),
+        x,
+        y,
+    )
     check(
         nn.MultiLabelMarginLoss(reduction=reduction),
         torch.nn.MultiLabelMarginLoss(reduction=reduction),
         x,
         y,
     )
-    check(lambda *t: F.multilabel_margin_loss(*t, reduction=reduction),
-          lambda *t: TF.multilabel_margin_loss(*t, reduction=reduction), x[0], np.asarray(y[0]))  # fmt: skip
+    check(
+        lambda *t: F.multilabel_margin_loss(*t, reduction=reduction),
+        lambda *t: TF.multilabel_margin_loss(*t, reduction=reduction),
+        x[0],
+        np.asarray(y[0]),
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -133,10 +192,20 @@ def test_multilabel_margin(reduction):
 )
 def test_triplet_margin(reduction, kw):
     a, p, n = (RNG.standard_normal((N, C)) for _ in range(3))
-    check(lambda *t: F.triplet_margin_loss(*t, reduction=reduction, **kw),
-          lambda *t: TF.triplet_margin_loss(*t, reduction=reduction, **kw), a, p, n)  # fmt: skip
-    check(nn.TripletMarginLoss(reduction=reduction, **kw),
-          torch.nn.TripletMarginLoss(reduction=reduction, **kw), a, p, n)  # fmt: skip
+    check(
+        lambda *t: F.triplet_margin_loss(*t, reduction=reduction, **kw),
+        lambda *t: TF.triplet_margin_loss(*t, reduction=reduction, **kw),
+        a,
+        p,
+        n,
+    )
+    check(
+        nn.TripletMarginLoss(reduction=reduction, **kw),
+        torch.nn.TripletMarginLoss(reduction=reduction, **kw),
+        a,
+        p,
+        n,
+    )
 
 
 @pytest.mark.parametrize("swap", [False, True])
@@ -155,9 +224,17 @@ def test_triplet_margin_with_distance(swap):
     def t_dist(x, y):
         return 1.0 - TF.cosine_similarity(x, y)
 
-    check(lambda *x: F.triplet_margin_with_distance_loss(*x, distance_function=e_dist, margin=0.4, swap=swap),
-          lambda *x: TF.triplet_margin_with_distance_loss(*x, distance_function=t_dist, margin=0.4, swap=swap),
-          a, p, n)  # fmt: skip
+    check(
+        lambda *x: F.triplet_margin_with_distance_loss(
+            *x, distance_function=e_dist, margin=0.4, swap=swap
+        ),
+        lambda *x: TF.triplet_margin_with_distance_loss(
+            *x, distance_function=t_dist, margin=0.4, swap=swap
+        ),
+        a,
+        p,
+        n,
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -168,10 +245,20 @@ def test_triplet_margin_with_distance(swap):
 def test_poisson_nll(reduction, kw):
     x = RNG.standard_normal((N, C)) if kw.get("log_input", True) else RNG.random((N, C)) + 0.1
     y = RNG.poisson(2.0, (N, C)).astype(np.float64)
-    check(lambda *t: F.poisson_nll_loss(*t, reduction=reduction, **kw),
-          lambda *t: TF.poisson_nll_loss(*t, reduction=reduction, **kw), x, y, grad_mask=[1, 0])  # fmt: skip
-    check(nn.PoissonNLLLoss(reduction=reduction, **kw), torch.nn.PoissonNLLLoss(reduction=reduction, **kw),
-          x, y, grad_mask=[1, 0])  # fmt: skip
+    check(
+        lambda *t: F.poisson_nll_loss(*t, reduction=reduction, **kw),
+        lambda *t: TF.poisson_nll_loss(*t, reduction=reduction, **kw),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
+    check(
+        nn.PoissonNLLLoss(reduction=reduction, **kw),
+        torch.nn.PoissonNLLLoss(reduction=reduction, **kw),
+        x,
+        y,
+        grad_mask=[1, 0],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -181,10 +268,20 @@ def test_gaussian_nll(reduction, var_shape, full):
     x, y = RNG.standard_normal((N, C)), RNG.standard_normal((N, C))
     var = RNG.random(var_shape) + 0.05
     var.reshape(-1)[0] = 1e-9  # below eps: clamped, gradient still passes
-    check(lambda *t: F.gaussian_nll_loss(*t, full=full, reduction=reduction),
-          lambda *t: TF.gaussian_nll_loss(*t, full=full, reduction=reduction), x, y, var)  # fmt: skip
-    check(nn.GaussianNLLLoss(full=full, reduction=reduction),
-          torch.nn.GaussianNLLLoss(full=full, reduction=reduction), x, y, var)  # fmt: skip
+    check(
+        lambda *t: F.gaussian_nll_loss(*t, full=full, reduction=reduction),
+        lambda *t: TF.gaussian_nll_loss(*t, full=full, reduction=reduction),
+        x,
+        y,
+        var,
+    )
+    check(
+        nn.GaussianNLLLoss(full=full, reduction=reduction),
+        torch.nn.GaussianNLLLoss(full=full, reduction=reduction),
+        x,
+        y,
+        var,
+    )
 
 
 def test_gaussian_nll_float_var():
@@ -198,9 +295,17 @@ def test_gaussian_nll_float_var():
 
 
 def test_loss_reprs():
-    for name in ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
-                 "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss", "PoissonNLLLoss",
-                 "GaussianNLLLoss"]:  # fmt: skip
+    for name in [
+        "MarginRankingLoss",
+        "HingeEmbeddingLoss",
+        "SoftMarginLoss",
+        "MultiLabelSoftMarginLoss",
+        "MultiMarginLoss",
+        "MultiLabelMarginLoss",
+        "TripletMarginLoss",
+        "PoissonNLLLoss",
+        "GaussianNLLLoss",
+    ]:
         assert repr(getattr(nn, name)()) == repr(getattr(torch.nn, name)())
     assert nn.MultiMarginLoss(weight=ember.ones(3)).state_dict()["weight"].shape == (3,)
 
