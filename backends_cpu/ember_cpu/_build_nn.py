@@ -195,6 +195,40 @@ EM_NN_INLINE_ROWS static inline void em_im2col_row_@S(@T *restrict o, const @T *
     }
 }
 
+/* Note [im2col as shifted planes]: with unit strides and ow == W (a "same"-width
+ * convolution: 3x3 with padding 1, 5x5 with padding 2, ...), output row (c, i, j) is
+ * plane c shifted by (i*dh - ph, j*dw - pw) with zeros shifted in. Its valid rows are one
+ * contiguous run of the flattened plane, so one vector copy replaces a copy per image
+ * row (whose loop overhead dominated on small images); the one or few columns that
+ * wrapped around from the neighbouring row are zeroed afterwards. */
+EM_NN_INLINE_ROWS static inline void em_im2col_shift_@S(@T *restrict o, const @T *restrict xp,
+                                      int64_t H, int64_t W, int64_t oy, int64_t ox)
+{
+    const int64_t L = H * W;
+    int64_t ylo = oy < 0 ? -oy : 0, yhi = oy > 0 ? H - oy : H;
+    int64_t xlo = ox < 0 ? -ox : 0, xhi = ox > 0 ? W - ox : W;
+    if (ylo > H) ylo = H;
+    if (yhi < ylo) yhi = ylo;
+    if (xlo > W) xlo = W;
+    if (xhi < xlo) xhi = xlo;
+    const int64_t a = ylo * W, b = yhi * W;
+    for (int64_t k = 0; k < a; k++) o[k] = 0;
+    for (int64_t k = b; k < L; k++) o[k] = 0;
+    if (xlo >= xhi) {
+        for (int64_t k = a; k < b; k++) o[k] = 0;
+        return;
+    }
+    /* copy flat [a + xlo, b - (W - xhi)): always inside the source plane */
+    const int64_t s0 = a + xlo, s1 = b - (W - xhi), sh = oy * W + ox;
+    for (int64_t k = s0; k < s1; k++) o[k] = xp[k + sh];
+    if (xlo > 0 || xhi < W)
+        for (int64_t y = ylo; y < yhi; y++) {
+            @T *restrict r = o + y * W;
+            for (int64_t x = 0; x < xlo; x++) r[x] = 0;
+            for (int64_t x = xhi; x < W; x++) r[x] = 0;
+        }
+}
+
 /* g = N, C, H, W, kh, kw, dh, dw, ph, pw, sh, sw */
 int em_im2col_@S(char *o_, int64_t oo, char *x_, int64_t xo, const int64_t *g)
 {
@@ -205,6 +239,14 @@ int em_im2col_@S(char *o_, int64_t oo, char *x_, int64_t xo, const int64_t *g)
     @T *o = (@T *)o_ + oo;
     const @T *x = (const @T *)x_ + xo;
     const int64_t L = oh * ow, kk = kh * kw, rows = N * C * kk;
+    if (g[10] == 1 && g[11] == 1 && oh == H && ow == W) {
+        const int64_t dh = g[6], dw = g[7], ph = g[8], pw = g[9];
+        EM_PFOR(em_nn_threads(rows * L, rows), r, rows,
+            const int64_t p = r / kk, q = r - p * kk, i = q / kw, j = q - i * kw;
+            em_im2col_shift_@S(o + r * L, x + p * H * W, H, W, i * dh - ph, j * dw - pw);
+        );
+        return 0;
+    }
     EM_PFOR(em_nn_threads(rows * L, rows), r, rows,
         const int64_t p = r / kk, q = r - p * kk;
         em_im2col_row_@S(o + r * L, x + p * H * W, g, oh, ow, q / kw, q % kw);

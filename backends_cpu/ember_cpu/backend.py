@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember.plugins import Capabilities, DeviceBackend
+from ember_cpu._tuning import tune_malloc
 
 __all__ = ["CPUBackend", "CPUGenerator"]
 
@@ -51,6 +52,7 @@ class CPUBackend(DeviceBackend):
 
     def __init__(self) -> None:
         self._default_generators: list[CPUGenerator] = []
+        tune_malloc()  # Note [CPU allocation churn]
 
     def device_count(self) -> int:
         return 1
@@ -82,4 +84,7 @@ class CPUBackend(DeviceBackend):
             if hasattr(_C.lib, "ember_cpu_num_threads")
             else str(os.cpu_count()),
             "BLAS": "scipy-openblas32",
+            "malloc": "glibc, mmap threshold 32 MiB, trim 256 MiB"
+            if tune_malloc()
+            else "system default",
         }
