@@ -48,4 +48,3 @@ def tune_malloc() -> bool:
             ok = False
     _done.append(ok)
     return ok
-
