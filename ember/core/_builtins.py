@@ -19,8 +19,11 @@ from ember.core import (
     functional,
     index_ops,
     indexing,
+    math_api,
+    math_ops,
     nn_ops,
     nn_prims,
+    reduce_ops,
     shape_ops,
     views,
 )
@@ -141,6 +144,9 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
             "layer_norm embedding einsum"
         ).split()
     },
+    # elementwise and reduction composites (var/std/norm/cumsum/cumprod replace shape_ops')
+    **math_ops.COMPOSITES,
+    **reduce_ops.COMPOSITES,
 }
 
 #: Python operators -> the overload they call.
@@ -238,6 +244,10 @@ def load() -> None:
     for name, target in ALIASES.items():
         if target is not None and name not in Tensor.__dict__:
             setattr(Tensor, name, registry.lookup(target)._fn)
+    # Python forms of the math operators (overload selection, aliases) replace entry points.
+    functions.update(math_api.FUNCTIONS)
+    for name, fn in math_api.methods().items():
+        setattr(Tensor, name, fn)
 
 
 def _link_variants() -> None:

@@ -20,6 +20,8 @@ LN10 = math.log(10.0)
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+PI2 = math.pi * math.pi
 
 
 def _where(c: Any, a: Any, b: Any) -> Any:
@@ -42,6 +44,21 @@ def _mish(g: Any, self: Any) -> Any:
     x = self
     t = x.softplus().tanh()
     return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+def _trigamma(x: Any) -> Any:
+    """psi'(x) in ember ops: reflection below 0, 16 steps of the recurrence
+    psi'(y) = psi'(y + 1) + 1/y**2, then the asymptotic series (error < 1e-13)."""
+    neg = x < 0
+    y = _where(neg, 1 - x, x)
+    acc = 1 / (y * y)
+    for k in range(1, 16):
+        acc = acc + 1 / ((y + k) * (y + k))
+    zi = 1 / (y + 16)
+    zi2 = zi * zi
+    r = acc + zi + zi2 / 2 + zi * zi2 * (1 / 6 - zi2 * (1 / 30 - zi2 * (1 / 42 - zi2 / 30)))
+    s = (x * math.pi).sin()
+    return _where(neg, PI2 / (s * s) - r, r)
 
 
 def _pow_exponent(g: Any, self: Any, result: Any) -> Any:
@@ -86,6 +103,9 @@ FORMULAS: dict[str, Any] = {
     "aten::atanh": (lambda grad, self: grad / (1 - self * self),),
     "aten::erf": (lambda grad, self: grad * TWO_OVER_SQRT_PI * (-self * self).exp(),),
     "aten::erfc": (lambda grad, self: grad * -TWO_OVER_SQRT_PI * (-self * self).exp(),),
+    "aten::erfinv": (lambda grad, result: grad * HALF_SQRT_PI * (result * result).exp(),),
+    "aten::lgamma": (lambda grad, self: grad * self.digamma(),),
+    "aten::digamma": (lambda grad, self: grad * _trigamma(self),),
     "aten::sigmoid": (lambda grad, result: grad * result * (1 - result),),
     "aten::reciprocal": (lambda grad, result: -grad * result * result,),
     "aten::silu": (lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())),),
@@ -96,6 +116,7 @@ FORMULAS: dict[str, Any] = {
     "aten::isnan": None,
     "aten::isinf": None,
     "aten::isfinite": None,
+    "aten::bitwise_not": None,
     # -- binary --------------------------------------------------------------------------------
     "aten::add.Tensor": (lambda grad: grad, lambda grad, alpha: scale(grad, alpha)),
     "aten::sub.Tensor": (lambda grad: grad, lambda grad, alpha: -scale(grad, alpha)),
@@ -173,5 +194,7 @@ for _name in (
     "bitwise_xor.Tensor",
     "bitwise_left_shift.Tensor",
     "bitwise_right_shift.Tensor",
+    "gcd",
+    "nextafter",
 ):
     FORMULAS["aten::" + _name] = None

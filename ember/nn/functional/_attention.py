@@ -335,9 +335,10 @@ def multi_head_attention_forward(
         return out, w
 
     if attn_mask is not None:
-        attn_mask = attn_mask.reshape(-1, num_heads, attn_mask.shape[-2], src_len)
-        if attn_mask.shape[0] == 1:
-            attn_mask = attn_mask.expand(bsz, num_heads, attn_mask.shape[-2], src_len)
+        # (1, L, S) from a 2-D mask is shared by every batch and head; (N * H, L, S) is not.
+        lead = (1, 1) if attn_mask.shape[0] == 1 else (bsz, num_heads)
+        attn_mask = attn_mask.reshape(*lead, attn_mask.shape[-2], src_len)
+        attn_mask = attn_mask.expand(bsz, num_heads, attn_mask.shape[-2], src_len)
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)

@@ -36,6 +36,9 @@ from ember.nn.modules.sampling import *  # noqa: F403
 from ember.nn.modules.sparse import *  # noqa: F403
 from ember.nn.modules.transformer import (
     MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
 )
@@ -45,6 +48,9 @@ __all__ = [
     "MultiheadAttention",
     "TransformerEncoderLayer",
     "TransformerEncoder",
+    "TransformerDecoderLayer",
+    "TransformerDecoder",
+    "Transformer",
     *[
         name
         for m in (

@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
-"""Attention layers: MultiheadAttention, TransformerEncoderLayer, TransformerEncoder.
+"""Attention layers: MultiheadAttention, TransformerEncoder(Layer), TransformerDecoder(Layer)
+and Transformer.
 
 Written over ``ember.nn.functional.multi_head_attention_forward``. Parameter
 names, their order and default initialisation are PyTorch's, so a PyTorch
@@ -9,7 +10,10 @@ names, their order and default initialisation are PyTorch's, so a PyTorch
 * ``in_proj_weight`` (3E, E), or ``q_proj_weight``/``k_proj_weight``/``v_proj_weight``
   when ``kdim``/``vdim`` differ from ``embed_dim``, all ``xavier_uniform_``;
 * ``in_proj_bias`` (3E) and ``out_proj.bias`` start at zero; ``bias_k``/``bias_v``
-  (with ``add_bias_kv``) are ``xavier_normal_``; ``out_proj`` is a Linear.
+  (with ``add_bias_kv``) are ``xavier_normal_``; ``out_proj`` is a Linear;
+* the encoder and decoder layers register their submodules in PyTorch's order
+  (attention blocks, linear1, dropout, linear2, norms, dropouts), and
+  ``Transformer`` re-initialises every matrix with ``xavier_uniform_``.
 
 There is no fused "fast path": eval-mode outputs equal training-mode ones with
 dropout off (PyTorch's nested-tensor path zeroes padded positions instead).
@@ -36,6 +40,9 @@ __all__ = [
     "MultiheadAttention",
     "TransformerEncoderLayer",
     "TransformerEncoder",
+    "TransformerDecoderLayer",
+    "TransformerDecoder",
+    "Transformer",
     "generate_square_subsequent_mask",
 ]
 
@@ -189,11 +196,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = _ACTIVATIONS[activation]
-        self.activation = activation
+        self.activation = _activation(activation)
 
     def forward(
         self, src: Tensor, src_mask: Tensor | None = None,
@@ -267,3 +270,208 @@ class TransformerEncoder(Module):
                 out, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask
             )
         return self.norm(out) if self.norm is not None else out
+
+
+def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    if isinstance(activation, str):
+        if activation not in _ACTIVATIONS:
+            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+        return _ACTIVATIONS[activation]
+    return activation
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over ``memory``, then a feed-forward block, each with a
+    residual and a LayerNorm (post-norm, or pre-norm with ``norm_first``).
+
+    Examples:
+        >>> import ember
+        >>> layer = ember.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+        >>> layer(ember.zeros(3, 4, 8), ember.zeros(3, 6, 8)).shape
+        ember.Size([3, 4, 8])
+    """
+
+    def __init__(
+        self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation: str | Callable[[Tensor], Tensor] = F.relu, layer_norm_eps: float = 1e-5,
+        batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+        device: Any = None, dtype: Any = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        self.multihead_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(
+        self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+        memory_is_causal: bool = False,
+    ) -> Tensor:  # fmt: skip
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(
+                self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal
+            )
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(
+                x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                    memory_is_causal)
+            )  # fmt: skip
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(
+        self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None, is_causal: bool
+    ) -> Tensor:
+        out = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+            is_causal=is_causal, need_weights=False,
+        )[0]  # fmt: skip
+        return self.dropout1(out)
+
+    def _mha_block(
+        self, x: Tensor, mem: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+        is_causal: bool,
+    ) -> Tensor:  # fmt: skip
+        out = self.multihead_attn(
+            x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+            is_causal=is_causal, need_weights=False,
+        )[0]  # fmt: skip
+        return self.dropout2(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``.
+
+    Examples:
+        >>> import ember
+        >>> layer = ember.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16)
+        >>> dec = ember.nn.TransformerDecoder(layer, num_layers=2)
+        >>> dec(ember.zeros(4, 3, 8), ember.zeros(6, 3, 8)).shape
+        ember.Size([4, 3, 8])
+    """
+
+    def __init__(self, decoder_layer: Module, num_layers: int, norm: Module | None = None) -> None:
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(
+        self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None,
+        memory_is_causal: bool = False,
+    ) -> Tensor:  # fmt: skip
+        if tgt_is_causal is None:
+            tgt_is_causal = tgt_mask is not None and _is_causal_mask(tgt_mask)
+        out = tgt
+        for layer in self.layers:
+            out = layer(
+                out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                memory_is_causal=memory_is_causal,
+            )  # fmt: skip
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need".
+
+    Examples:
+        >>> import ember
+        >>> model = ember.nn.Transformer(8, 2, 1, 1, dim_feedforward=16, batch_first=True)
+        >>> src, tgt = ember.zeros(3, 5, 8), ember.zeros(3, 4, 8)
+        >>> mask = model.generate_square_subsequent_mask(4)
+        >>> model(src, tgt, tgt_mask=mask).shape
+        ember.Size([3, 4, 8])
+    """
+
+    def __init__(
+        self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+        num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation: str | Callable[[Tensor], Tensor] = F.relu, custom_encoder: Any = None,
+        custom_decoder: Any = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+        norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            enc_layer = TransformerEncoderLayer(
+                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                batch_first, norm_first, bias, **kw,
+            )  # fmt: skip
+            enc_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(enc_layer, num_encoder_layers, enc_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            dec_layer = TransformerDecoderLayer(
+                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                batch_first, norm_first, bias, **kw,
+            )  # fmt: skip
+            dec_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(dec_layer, num_decoder_layers, dec_norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def _reset_parameters(self) -> None:
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """A float (sz, sz) mask: ``-inf`` above the diagonal, 0 elsewhere."""
+        return generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+    def forward(
+        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None,
+        tgt_is_causal: bool | None = None, memory_is_causal: bool = False,
+    ) -> Tensor:  # fmt: skip
+        batched = src.ndim == 3
+        if not self.batch_first and batched and src.shape[1] != tgt.shape[1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if self.batch_first and batched and src.shape[0] != tgt.shape[0]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal
+        )
+        return self.decoder(
+            tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )  # fmt: skip

@@ -1,0 +1,269 @@
+"""Python forms of the elementwise and reduction operators, and PyTorch's alias names.
+
+PyTorch's binding picks an overload from the arguments (``var(x, 0, True)`` is the
+``unbiased`` form, ``round(x, decimals=2)`` and ``lerp(a, b, tensor)`` are other
+overloads), keeps ``torch.norm``'s ``'fro'`` default and spells many operators twice
+(``arccos``/``acos``, ``greater``/``gt``). ``FUNCTIONS`` become ``ember.<name>``;
+``methods()`` (called by ``_builtins.load`` once every operator's entry point is bound)
+returns the ``Tensor`` methods, which replace the schema's own. Each wrapper calls
+exactly one operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember.core import dtype as dt
+from ember.core.tensor import Tensor
+from ember.dispatcher.namespace import ops
+
+__all__ = ["FUNCTIONS", "methods", "ALIASES", "INPLACE_ALIASES"]
+
+
+def _correction(dim: Any, unbiased: Any, correction: Any, name: str) -> tuple[Any, Any]:
+    """PyTorch's three spellings: ``(x, unbiased)``, ``(x, dim, unbiased)``, ``correction=``."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        if correction is not None:
+            raise RuntimeError(f"{name}: can't specify both unbiased and correction")
+        correction = 1 if unbiased else 0
+    return dim, correction
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    """The variance over ``dim`` with Bessel's ``correction`` (1, or 0 if not ``unbiased``).
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]])
+        >>> ember.var(x, 1).tolist(), x.var(1, False).tolist()
+        ([2.3333332538604736, 0.0], [1.5555555820465088, 0.0])
+    """
+    dim, correction = _correction(dim, unbiased, correction, "var")
+    return ops.aten.var.correction(input, dim, correction=correction, keepdim=keepdim)  # type: ignore[no-any-return]
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    """The standard deviation (see :func:`var` for the forms).
+
+    Examples:
+        >>> import ember
+        >>> ember.std(ember.tensor([1.0, 3.0]), unbiased=False).item()
+        1.0
+    """
+    dim, correction = _correction(dim, unbiased, correction, "std")
+    return ops.aten.std.correction(input, dim, correction=correction, keepdim=keepdim)  # type: ignore[no-any-return]
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``(var, mean)`` in one pass over the data's mean.
+
+    Examples:
+        >>> import ember
+        >>> v, m = ember.var_mean(ember.tensor([1.0, 2.0, 3.0]))
+        >>> v.item(), m.item()
+        (1.0, 2.0)
+    """
+    dim, correction = _correction(dim, unbiased, correction, "var_mean")
+    return ops.aten.var_mean.correction(input, dim, correction=correction, keepdim=keepdim)  # type: ignore[no-any-return]
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``(std, mean)``.
+
+    Examples:
+        >>> import ember
+        >>> s, m = ember.std_mean(ember.tensor([1.0, 3.0]), correction=0)
+        >>> s.item(), m.item()
+        (1.0, 2.0)
+    """
+    dim, correction = _correction(dim, unbiased, correction, "std_mean")
+    return ops.aten.std_mean.correction(input, dim, correction=correction, keepdim=keepdim)  # type: ignore[no-any-return]
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Round half to even, at ``decimals`` decimal places.
+
+    Examples:
+        >>> import ember
+        >>> ember.round(ember.tensor([1.25, 2.5, 1234.5]), decimals=1).tolist()
+        [1.2000000476837158, 2.5, 1234.5]
+        >>> ember.round(ember.tensor([1234.5]), decimals=-2).tolist()
+        [1200.0]
+    """
+    if decimals == 0:
+        return ops.aten.round.default(input)  # type: ignore[no-any-return]
+    return ops.aten.round.decimals(input, decimals=decimals)  # type: ignore[no-any-return]
+
+
+def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    if decimals == 0:
+        return ops.aten.round_.default(self)  # type: ignore[no-any-return]
+    return ops.aten.round_.decimals(self, decimals=decimals)  # type: ignore[no-any-return]
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``; ``weight`` a number or a tensor.
+
+    Examples:
+        >>> import ember
+        >>> ember.lerp(ember.tensor([0.0, 0.0]), ember.tensor([4.0, 8.0]), 0.25).tolist()
+        [1.0, 2.0]
+    """
+    if isinstance(weight, Tensor):
+        return ops.aten.lerp.Tensor(input, end, weight)  # type: ignore[no-any-return]
+    return ops.aten.lerp.Scalar(input, end, weight)  # type: ignore[no-any-return]
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median of the non-NaN elements, or ``(values, indices)`` along ``dim``.
+
+    Examples:
+        >>> import ember
+        >>> ember.nanmedian(ember.tensor([float("nan"), 3.0, 1.0, 2.0])).item()
+        2.0
+    """
+    if dim is None:
+        return ops.aten.nanmedian.default(input)
+    return ops.aten.nanmedian.dim(input, dim, keepdim)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:  # fmt: skip
+    """The vector norm over ``dim`` (all dims by default); ``p`` a number, inf or 'fro'.
+
+    Examples:
+        >>> import ember
+        >>> ember.norm(ember.tensor([3.0, -4.0])).item(), ember.norm(ember.tensor([3.0, -4.0]), 1).item()
+        (5.0, 7.0)
+    """
+    x = input.to(dtype) if dtype is not None else input
+    dims = () if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    return ops.aten.norm.ScalarOpt_dim(x, p, dims, keepdim)  # type: ignore[no-any-return]
+
+
+def square(input: Tensor) -> Tensor:
+    """``input * input``; bool squares to int64, as PyTorch's ``pow(x, 2)``.
+
+    Examples:
+        >>> import ember
+        >>> ember.square(ember.tensor([True, False])).tolist()
+        [1, 0]
+    """
+    if input.dtype is dt.bool_:
+        input = input.to(dt.int64)
+    return ops.aten.square.default(input)  # type: ignore[no-any-return]
+
+
+def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
+    """``torch.dropout``: zero elements with probability ``p`` and scale the rest, in training.
+
+    Examples:
+        >>> import ember
+        >>> ember.dropout(ember.ones(3), 0.5, False).tolist()
+        [1.0, 1.0, 1.0]
+    """
+    from ember.nn import functional as F
+
+    return F.dropout(input, p, train)  # type: ignore[no-any-return]
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    return ops.aten.where.self(condition, self, other)  # type: ignore[no-any-return]
+
+
+def _floor_divide_(self: Tensor, other: Any) -> Tensor:
+    return ops.aten.div_.Tensor_mode(self, other, rounding_mode="floor")  # type: ignore[no-any-return]
+
+
+#: PyTorch's second names: alias -> the name ember binds (both ``ember.<x>`` and ``Tensor.<x>``).
+ALIASES = {
+    "absolute": "abs",
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arctanh": "atanh",
+    "negative": "neg",
+    "fix": "trunc",
+    "multiply": "mul",
+    "subtract": "sub",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "less": "lt",
+    "less_equal": "le",
+    "not_equal": "ne",
+}
+#: in-place method aliases: alias -> the Tensor method it names.
+INPLACE_ALIASES = {
+    **{a + "_": t + "_" for a, t in ALIASES.items()},
+    "divide_": "div_",
+    "true_divide_": "div_",
+}
+#: in-place dunders -> the in-place method (PyTorch's ``x %= y`` writes into ``x``).
+_DUNDERS = {
+    "__imod__": "remainder_",
+    "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_",
+    "__ixor__": "bitwise_xor_",
+    "__ilshift__": "bitwise_left_shift_",
+    "__irshift__": "bitwise_right_shift_",
+    "__ifloordiv__": "floor_divide_",
+}
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "var": var,
+    "std": std,
+    "var_mean": var_mean,
+    "std_mean": std_mean,
+    "round": round,
+    "lerp": lerp,
+    "nanmedian": nanmedian,
+    "norm": norm,
+    "square": square,
+    "dropout": dropout,
+}
+
+
+def _alias_function(target: str) -> Callable[..., Any]:
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        import ember
+
+        return getattr(ember, target)(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = target
+    return alias
+
+
+for _alias, _target in ALIASES.items():
+    FUNCTIONS[_alias] = _alias_function(_target)
+
+
+def methods() -> dict[str, Callable[..., Any]]:
+    """``Tensor`` methods to bind: the wrappers above and every alias of a bound method."""
+    table: dict[str, Callable[..., Any]] = {
+        "var": var,
+        "std": std,
+        "round": round,
+        "round_": _round_,
+        "lerp": lerp,
+        "nanmedian": nanmedian,
+        "square": square,
+        "where": _where_method,
+        "floor_divide_": _floor_divide_,
+    }
+    for alias, target in {**ALIASES, **INPLACE_ALIASES}.items():
+        fn = table.get(target) or getattr(Tensor, target, None)
+        if fn is not None:
+            table[alias] = fn
+    for dunder, target in _DUNDERS.items():
+        table[dunder] = table.get(target) or getattr(Tensor, target)
+    return table

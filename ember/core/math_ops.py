@@ -1,0 +1,421 @@
+# mypy: disable-error-code="operator, union-attr, attr-defined"
+# (Tensor dunders and methods are bound from ops.yaml at import time; mypy cannot see them.)
+"""Composite elementwise operators: the math family PyTorch has beyond the primitive set.
+
+Each kernel here is a formula over primitives (``where``, ``maximum``, ``log1p``,
+``copysign``, ``gcd``, ...), so every device that passes the conformance kit runs it
+and autograd differentiates it through its parts. Must always hold:
+
+* results follow PyTorch's dtype rules (integer inputs of a float function compute in
+  the default dtype; ``float_power`` always computes in float64);
+* float16/bfloat16 inputs are computed in float32 and rounded once at the end, as
+  PyTorch's kernels do (a chain of half-precision steps would round at every one);
+* a branch that ``where`` discards is evaluated at a harmless point (the "safe where"
+  pattern), so its gradient never turns a zero into NaN (sinc at 0, xlogy at x = 0);
+* in-place variants (``logit_``, ``clamp_``, ...) go through :func:`inplace`: they
+  compute the functional result, check that it casts to ``self``'s dtype with
+  PyTorch's message, and ``copy_`` it into ``self``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ember.core import dtype as dt
+from ember.core.structured import _TORCH_NAMES, result_type, scalar_tensor
+from ember.core.tensor import Tensor
+
+__all__ = ["COMPOSITES", "inplace", "FINFO"]
+
+LN2 = math.log(2.0)
+
+#: (lowest, max) finite value per floating dtype (``nan_to_num``'s defaults).
+FINFO = {
+    "float16": (-65504.0, 65504.0),
+    "bfloat16": (-3.3895313892515355e38, 3.3895313892515355e38),
+    "float32": (-3.4028234663852886e38, 3.4028234663852886e38),
+    "float64": (-1.7976931348623157e308, 1.7976931348623157e308),
+}
+
+
+def _aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+def _is_float(t: Tensor) -> bool:
+    return t._dtype.category == dt.FLOAT
+
+
+def _not_implemented(kernel: str, d: dt.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_TORCH_NAMES[d.name]}\'')
+
+
+def _compute(d: dt.dtype) -> dt.dtype:
+    """The dtype a float formula runs in: half types widen to float32."""
+    return dt.float32 if d in (dt.float16, dt.bfloat16) else d
+
+
+def _floatify(self: Tensor) -> tuple[Tensor, dt.dtype]:
+    """(``self`` in its compute dtype, the result dtype) for a float-valued function."""
+    out = self._dtype if _is_float(self) else dt.get_default_dtype()
+    c = _compute(out)
+    return (self if self._dtype is c else self.to(c)), out
+
+
+def _finish(r: Tensor, out: dt.dtype) -> Tensor:
+    return r if r._dtype is out else r.to(out)
+
+
+def _pair(self: Any, other: Any, out: dt.dtype) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of ``out``'s compute dtype (Python scalars become 0-dim)."""
+    c = _compute(out)
+    dev = (self if isinstance(self, Tensor) else other)._device
+    a = self.to(c) if isinstance(self, Tensor) else scalar_tensor(self, c, dev)
+    b = other.to(c) if isinstance(other, Tensor) else scalar_tensor(other, c, dev)
+    return a, b
+
+
+def _where(c: Tensor, a: Any, b: Any) -> Tensor:
+    return _aten().where.self(c, a, b)  # type: ignore[no-any-return]
+
+
+def _full_like(t: Tensor, value: Any, d: dt.dtype | None = None) -> Tensor:
+    return _aten().full_like.default(t, value, dtype=d or t._dtype)  # type: ignore[no-any-return]
+
+
+# -- in-place variants ------------------------------------------------------------------------------
+def _needs_copy(args: tuple[Any, ...]) -> bool:
+    from ember.autograd.grad_mode import is_grad_enabled
+
+    return is_grad_enabled() and any(isinstance(a, Tensor) and a._requires_grad for a in args)
+
+
+def inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """The in-place variant ``name`` of composite ``fn``: compute, check, ``copy_`` into self.
+
+    Under autograd ``fn`` reads a clone of ``self``, so what its parts saved is not the
+    tensor the copy overwrites.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([0.5, 2.0])
+        >>> inplace(lambda t: t * 2, "double_")(x) is x, x.tolist()
+        (True, [1.0, 4.0])
+    """
+
+    def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        src = self.clone() if _needs_copy((self, *args, *kwargs.values())) else self
+        r = fn(src, *args, **kwargs)
+        if r._dtype.category > self._dtype.category:
+            raise RuntimeError(
+                f"result type {_TORCH_NAMES[r._dtype.name]} can't be cast to the desired "
+                f"output type {_TORCH_NAMES[self._dtype.name]}"
+            )
+        if r._shape != self._shape:
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(r._shape)}"
+            )
+        return self.copy_(r)  # type: ignore[no-any-return]
+
+    op_.__name__ = op_.__qualname__ = name
+    return op_
+
+
+# -- unary ------------------------------------------------------------------------------------------
+def logit(self: Tensor, eps: float | None = None) -> Tensor:
+    """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    x, out = _floatify(self)
+    if eps is not None:
+        x = x.clamp(eps, 1.0 - eps)
+    return _finish((x / (1 - x)).log(), out)
+
+
+def nan_to_num(
+    self: Tensor, nan: float | None = None, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan`` (0), ``posinf`` and ``neginf`` (the dtype's
+    largest and lowest finite values); integer and bool tensors are copied."""
+    if not _is_float(self):
+        return self.clone()
+    lo, hi = FINFO[self._dtype.name]
+    r = _where(self.isnan(), 0.0 if nan is None else nan, self)
+    r = _where(self == math.inf, hi if posinf is None else posinf, r)
+    return _where(self == -math.inf, lo if neginf is None else neginf, r)
+
+
+def sinc(self: Tensor) -> Tensor:
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    x, out = _floatify(self)
+    zero = x == 0
+    p = _where(zero, 1.0, x * math.pi)  # safe where: the discarded branch stays finite
+    return _finish(_where(zero, 1.0, p.sin() / p), out)
+
+
+def sgn(self: Tensor) -> Tensor:
+    """The sign (``x / |x|`` for complex numbers, which ember does not have)."""
+    return _aten().sign.default(self)  # type: ignore[no-any-return]
+
+
+def positive(self: Tensor) -> Tensor:
+    if self._dtype is dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _angle(factor: float) -> Callable[[Tensor], Tensor]:
+    def convert(self: Tensor) -> Tensor:
+        x, out = _floatify(self)
+        return _finish(x * factor, out)
+
+    return convert
+
+
+deg2rad = _angle(math.pi / 180.0)
+rad2deg = _angle(180.0 / math.pi)
+
+
+def signbit(self: Tensor) -> Tensor:
+    """True where the sign bit is set (-0.0 and negative NaNs included)."""
+    if _is_float(self):
+        one = scalar_tensor(1.0, self._dtype, self._device)
+        return _aten().copysign.default(one, self) < 0  # type: ignore[no-any-return]
+    return self < 0  # type: ignore[no-any-return]
+
+
+def _inf_test(sign: float) -> Callable[[Tensor], Tensor]:
+    def test(self: Tensor) -> Tensor:
+        if _is_float(self):
+            return self == sign  # type: ignore[no-any-return]
+        return _full_like(self, False, dt.bool_)
+
+    return test
+
+
+isposinf = _inf_test(math.inf)
+isneginf = _inf_test(-math.inf)
+
+
+def isreal(self: Tensor) -> Tensor:
+    return _full_like(self, True, dt.bool_)
+
+
+def round_decimals(self: Tensor, decimals: int = 0) -> Tensor:
+    """Round half to even at ``decimals`` decimal places (negative: to tens, hundreds...)."""
+    if not _is_float(self):
+        raise _not_implemented("round_cpu", self._dtype)
+    if decimals == 0:
+        return _aten().round.default(self)  # type: ignore[no-any-return]
+    x, out = _floatify(self)
+    scale = 10.0 ** abs(decimals)
+    if decimals > 0:
+        r = (x * scale).round() / scale
+    else:
+        r = (x / scale).round() * scale
+    return _finish(r, out)
+
+
+# -- binary -----------------------------------------------------------------------------------------
+def float_power(self: Tensor, exponent: Any) -> Tensor:
+    """``self ** exponent`` computed in float64."""
+    a = self.to(dt.float64)
+    b = exponent.to(dt.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return _aten().pow.Tensor_Tensor(a, b)  # type: ignore[no-any-return]
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    if self._dtype is not dt.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_TORCH_NAMES[self._dtype.name]} but the "
+            "operation's result requires dtype Double"
+        )
+    return inplace(float_power, "float_power_")(self, exponent)
+
+
+def _float_result(self: Any, other: Any) -> dt.dtype:
+    d = result_type(self, other)
+    return d if d.category == dt.FLOAT else dt.get_default_dtype()
+
+
+def xlogy(self: Tensor, other: Any) -> Tensor:
+    """``self * log(other)``, 0 where ``self`` is 0 unless ``other`` is NaN."""
+    out = _float_result(self, other)
+    x, y = _pair(self, other, out)
+    # y replaced by 1 where x == 0: the product is 0 there and its gradient stays finite
+    y = _where((x == 0) & ~y.isnan(), 1.0, y)
+    return _finish(x * y.log(), out)
+
+
+def _float_only(name: str, self: Any, other: Any) -> dt.dtype:
+    d = result_type(self, other)
+    if d.category != dt.FLOAT:
+        raise _not_implemented(f"{name}_cpu", d)
+    return d
+
+
+def logaddexp(self: Tensor, other: Any) -> Tensor:
+    """``log(exp(a) + exp(b))`` without overflow: ``max + log1p(exp(-|a - b|))``."""
+    out = _float_only("logaddexp", self, other)
+    a, b = _pair(self, other, out)
+    r = _aten().maximum.default(a, b) + (-(a - b).abs()).exp().log1p()
+    return _finish(_where(a.isinf() & (a == b), a, r), out)
+
+
+def logaddexp2(self: Tensor, other: Any) -> Tensor:
+    """``log2(2**a + 2**b)``: ``max + log1p(2**-|a - b|) / ln 2``."""
+    out = _float_only("logaddexp2", self, other)
+    a, b = _pair(self, other, out)
+    r = _aten().maximum.default(a, b) + (-(a - b).abs()).exp2().log1p() * (1.0 / LN2)
+    return _finish(_where(a.isinf() & (a == b), a, r), out)
+
+
+def heaviside(self: Tensor, values: Any) -> Tensor:
+    """0 where ``self < 0``, ``values`` where ``self == 0``, 1 where ``self > 0`` (NaN: 0)."""
+    if isinstance(values, Tensor) and values._dtype is not self._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _where(self == 0, values, (self > 0).to(self._dtype))
+
+
+def lcm(self: Tensor, other: Tensor) -> Tensor:
+    """Least common multiple (non-negative; 0 if either is 0)."""
+    g = _aten().gcd.default(self, other)
+    zero = g == 0
+    q = _aten().div.Tensor_mode(self, _where(zero, 1, g), rounding_mode="trunc")
+    return _where(zero, 0, (q * other).abs())
+
+
+def _fminmax(pick: str) -> Callable[[Tensor, Any], Tensor]:
+    def fn(self: Tensor, other: Any) -> Tensor:
+        m = getattr(_aten(), pick).default(self, other)
+        if m._dtype.category != dt.FLOAT:
+            return m  # type: ignore[no-any-return]
+        a, b = _pair(self, other, m._dtype)
+        # NaN only where both are NaN: take the other operand where one is
+        return _finish(_where(b.isnan(), a, _where(a.isnan(), b, m)), m._dtype)
+
+    return fn
+
+
+fmax = _fminmax("maximum")
+fmin = _fminmax("minimum")
+
+
+def ldexp(self: Tensor, other: Any) -> Tensor:
+    """``self * 2 ** other``."""
+    return self * _aten().pow.Tensor_Tensor(2.0, other)  # type: ignore[no-any-return]
+
+
+def clamp_min(self: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return _aten().clamp.default(self, min, None)  # type: ignore[no-any-return]
+
+
+def clamp_max(self: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return _aten().clamp.default(self, None, max)  # type: ignore[no-any-return]
+
+
+def clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return _aten().clamp.default(self, min, max)  # type: ignore[no-any-return]
+
+
+def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
+    """``self + weight * (end - self)`` with a tensor weight, exact at ``weight == 1``."""
+    if not isinstance(weight, Tensor):
+        return _aten().lerp.Scalar(self, end, weight)  # type: ignore[no-any-return]
+    for what, t in (("end", end), ("weight", weight)):
+        if t._dtype is not self._dtype:
+            raise RuntimeError(
+                f"expected dtype {self._dtype.name} for `{what}` but got dtype {t._dtype.name}"
+            )
+    if not _is_float(self):
+        raise _not_implemented("lerp_kernel_tensor", self._dtype)
+    out = self._dtype
+    a, b = self.to(_compute(out)), end.to(_compute(out))
+    w = weight.to(_compute(out))
+    diff = b - a
+    return _finish(_where(w.abs() < 0.5, a + w * diff, b - diff * (1 - w)), out)
+
+
+# -- comparisons ------------------------------------------------------------------------------------
+def isclose(
+    self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """``|a - b| <= atol + rtol * |b|`` (or equal, or both NaN with ``equal_nan``)."""
+    if isinstance(other, Tensor) and other._dtype is not self._dtype:
+        raise RuntimeError(
+            f"{_TORCH_NAMES[self._dtype.name]} did not match {_TORCH_NAMES[other._dtype.name]}"
+        )
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
+    close = self == other
+    if self._dtype is dt.bool_:
+        return close  # type: ignore[no-any-return]
+    if equal_nan and _is_float(self):
+        close = close | (self.isnan() & other.isnan())
+    if rtol == 0 and atol == 0:
+        return close  # type: ignore[no-any-return]
+    a, b = (self, other) if _is_float(self) else _pair(self, other, dt.get_default_dtype())
+    err = (a - b).abs()
+    allowed = (b.abs() * rtol) + atol
+    return close | (err.isfinite() & (err <= allowed))  # type: ignore[no-any-return]
+
+
+def allclose(
+    self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    return bool(isclose(self, other, rtol, atol, equal_nan).all())
+
+
+def equal(self: Tensor, other: Tensor) -> bool:
+    """True if both have the same shape and equal elements (NaN is not equal to itself)."""
+    if self._shape != other._shape:
+        return False
+    return bool((self == other).all())
+
+
+#: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.core._builtins``).
+COMPOSITES: dict[str, Callable[..., Any]] = {
+    "logit": logit,
+    "nan_to_num": nan_to_num,
+    "sinc": sinc,
+    "sgn": sgn,
+    "positive": positive,
+    "deg2rad": deg2rad,
+    "rad2deg": rad2deg,
+    "signbit": signbit,
+    "isposinf": isposinf,
+    "isneginf": isneginf,
+    "isreal": isreal,
+    "round_decimals": round_decimals,
+    "float_power": float_power,
+    "float_power_": float_power_,
+    "xlogy": xlogy,
+    "logaddexp": logaddexp,
+    "logaddexp2": logaddexp2,
+    "heaviside": heaviside,
+    "lcm": lcm,
+    "fmax": fmax,
+    "fmin": fmin,
+    "ldexp": ldexp,
+    "clamp_min": clamp_min,
+    "clamp_max": clamp_max,
+    "lerp_tensor": lerp_tensor,
+    "isclose": isclose,
+    "allclose": allclose,
+    "equal": equal,
+}
+COMPOSITES["addcmul_"] = inplace(
+    lambda self, t1, t2, value=1: _aten().addcmul.default(self, t1, t2, value=value), "addcmul_"
+)
+COMPOSITES["addcdiv_"] = inplace(
+    lambda self, t1, t2, value=1: _aten().addcdiv.default(self, t1, t2, value=value), "addcdiv_"
+)
+for _name in (
+    "logit nan_to_num sinc sgn deg2rad rad2deg round_decimals xlogy heaviside lcm ldexp "
+    "clamp_min clamp_max clamp lerp_tensor"
+).split():
+    COMPOSITES[_name + "_"] = inplace(COMPOSITES.get(_name) or globals()[_name], _name + "_")
