@@ -38,9 +38,9 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
     Examples:
         >>> import ember
-        >>> x = ember.tensor([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]])
-        >>> ember.var(x, 1).tolist(), x.var(1, False).tolist()
-        ([2.3333332538604736, 0.0], [1.5555555820465088, 0.0])
+        >>> x = ember.tensor([[1.0, 3.0], [2.0, 2.0]])
+        >>> ember.var(x, 1).tolist(), x.var(1, False).tolist(), x.var(unbiased=False).item()
+        ([2.0, 0.0], [1.0, 0.0], 0.5)
     """
     dim, correction = _correction(dim, unbiased, correction, "var")
     return ops.aten.var.correction(input, dim, correction=correction, keepdim=keepdim)  # type: ignore[no-any-return]
@@ -140,8 +140,9 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
     Examples:
         >>> import ember
-        >>> ember.norm(ember.tensor([3.0, -4.0])).item(), ember.norm(ember.tensor([3.0, -4.0]), 1).item()
-        (5.0, 7.0)
+        >>> x = ember.tensor([3.0, -4.0])
+        >>> ember.norm(x).item(), ember.norm(x, 1).item(), ember.norm(x, float("inf")).item()
+        (5.0, 7.0, 4.0)
     """
     x = input.to(dtype) if dtype is not None else input
     dims = () if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
+# mypy: disable-error-code="operator, union-attr, attr-defined, return-value, arg-type"
 # (Tensor dunders and methods are bound from ops.yaml at import time; mypy cannot see them.)
 """Composite elementwise operators: the math family PyTorch has beyond the primitive set.
 
@@ -51,7 +51,7 @@ def _is_float(t: Tensor) -> bool:
 
 
 def _not_implemented(kernel: str, d: dt.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_TORCH_NAMES[d.name]}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_TORCH_NAMES[d.name]}'")
 
 
 def _compute(d: dt.dtype) -> dt.dtype:
@@ -87,7 +87,7 @@ def _full_like(t: Tensor, value: Any, d: dt.dtype | None = None) -> Tensor:
     return _aten().full_like.default(t, value, dtype=d or t._dtype)  # type: ignore[no-any-return]
 
 
-# -- in-place variants ------------------------------------------------------------------------------
+# -- in-place variants -----------------------------------------------------------------------------
 def _needs_copy(args: tuple[Any, ...]) -> bool:
     from ember.autograd.grad_mode import is_grad_enabled
 
@@ -126,7 +126,7 @@ def inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     return op_
 
 
-# -- unary ------------------------------------------------------------------------------------------
+# -- unary -----------------------------------------------------------------------------------------
 def logit(self: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     x, out = _floatify(self)
@@ -219,7 +219,7 @@ def round_decimals(self: Tensor, decimals: int = 0) -> Tensor:
     return _finish(r, out)
 
 
-# -- binary -----------------------------------------------------------------------------------------
+# -- binary ----------------------------------------------------------------------------------------
 def float_power(self: Tensor, exponent: Any) -> Tensor:
     """``self ** exponent`` computed in float64."""
     a = self.to(dt.float64)
@@ -339,7 +339,7 @@ def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
     return _finish(_where(w.abs() < 0.5, a + w * diff, b - diff * (1 - w)), out)
 
 
-# -- comparisons ------------------------------------------------------------------------------------
+# -- comparisons -----------------------------------------------------------------------------------
 def isclose(
     self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Tensor:

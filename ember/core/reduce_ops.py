@@ -1,4 +1,4 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
+# mypy: disable-error-code="operator, union-attr, attr-defined, return-value, arg-type"
 # (Tensor dunders and methods are bound from ops.yaml at import time; mypy cannot see them.)
 """Composite reductions, scans and order statistics: var/std (and their ``_mean`` forms),
 norm, nansum/nanmean, aminmax, cumsum/cumprod/cummax/cummin/logcumsumexp, quantile,
@@ -74,7 +74,7 @@ def _arange(n: int, like: Tensor) -> Tensor:
     return _aten().arange.start_step(0, n, 1, dtype=dt.int64, device=like._device)  # type: ignore[no-any-return]
 
 
-# -- variance and norms -----------------------------------------------------------------------------
+# -- variance and norms ----------------------------------------------------------------------------
 def _var_parts(
     name: str, self: Tensor, dim: Any, correction: Any, keepdim: bool
 ) -> tuple[Tensor, Tensor]:
@@ -189,12 +189,12 @@ def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> MinM
     return MinMax(self.amin(dims, keepdim), self.amax(dims, keepdim))
 
 
-# -- scans ------------------------------------------------------------------------------------------
+# -- scans -----------------------------------------------------------------------------------------
 Step = Callable[[list[Tensor], list[Tensor]], list[Tensor]]
 
 
 def _scan(xs: list[Tensor], d: int, step: Step) -> list[Tensor]:
-    """Hillis-Steele scan of the tensors ``xs`` (same shape) along ``d`` with ``step(prev, cur)``."""
+    """Hillis-Steele scan of ``xs`` (tensors of one shape) along ``d`` with ``step(prev, cur)``."""
     n = xs[0]._shape[d]
     cat = _aten().cat.default
     shift = 1
@@ -278,7 +278,7 @@ def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     return _back(r, self._dtype)
 
 
-# -- order statistics -------------------------------------------------------------------------------
+# -- order statistics ------------------------------------------------------------------------------
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -411,9 +411,7 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     sv, si = sv.movedim(d, -1), si.movedim(d, -1)
     # a run of equal values starts where the value changes (NaN != NaN: each its own run)
     first = _aten().ones.default(tuple(sv._shape[:-1]) + (1,), dtype=dt.bool_, device=sv._device)
-    starts = _aten().cat.default(
-        [first, sv.narrow(-1, 1, n - 1) != sv.narrow(-1, 0, n - 1)], -1
-    )
+    starts = _aten().cat.default([first, sv.narrow(-1, 1, n - 1) != sv.narrow(-1, 0, n - 1)], -1)
     pos = _arange(n, self)
     run_start = cummax(_aten().where.self(starts, pos, 0), -1).values
     best = (pos - run_start).argmax(-1, keepdim=True)  # first end of a longest run
