@@ -142,9 +142,9 @@ def run_backward(
                     _accumulate(node.variable, gs[0], create_graph)
                 continue
             if inputs is not None and node in capture_nodes and not _feeds(node, deps):
+                continue  # the gradient stops here; the node did not run and keeps its values
+            if all(g is None for g in gs):
                 outs: list[Any] = [None] * len(node.next_edges)
-            elif all(g is None for g in gs):
-                outs = [None] * len(node.next_edges)
             else:
                 outs = node.apply(gs)
                 if len(outs) != len(node.next_edges):
@@ -274,7 +274,10 @@ def backward(
     ins = None if inputs is None else _tensors(inputs)
     if ins is not None and not ins:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    run_backward(ts, gs, keep, create_graph, ins, accumulate=True)
+    res = run_backward(ts, gs, keep, create_graph, ins, accumulate=True)
+    for t, g in zip(ins or (), res):
+        if g is not None and t.grad_fn is not None:  # a non-leaf in ``inputs``: into its .grad
+            _accumulate(t, g, create_graph)
 
 
 def grad(

@@ -164,7 +164,7 @@ def gradgradcheck(
 
     ins = _as_tuple(inputs)
     diff = [i for i, a in enumerate(ins) if isinstance(a, Tensor) and a.requires_grad]
-    outs = _outputs(func, ins)
+    outs = [o for o in _outputs(func, ins) if o.requires_grad]  # the differentiable ones
     if grad_outputs is None:
         gos = tuple(
             ops.aten.randn_like.default(o, dtype=o.dtype).requires_grad_(True) for o in outs
@@ -175,7 +175,7 @@ def gradgradcheck(
 
     def first(*args: Any) -> Any:
         xs, g = args[:n], args[n:]
-        os = _outputs(func, xs)
+        os = [o for o in _outputs(func, xs) if o.requires_grad]
         d = [xs[i] for i in diff]
         return grad(os, d, g, create_graph=True, allow_unused=True)
 

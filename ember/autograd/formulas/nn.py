@@ -30,11 +30,24 @@ def _pool_back(grad: Any, self_shape: Any, result1: Any) -> Any:
     return g.view(shape)
 
 
+def _stats(x: Any, dims: tuple[int, ...], eps: float, mean: Any, rstd: Any) -> tuple[Any, Any]:
+    """The saved (mean, rstd), or, when the formula itself is being recorded (double
+    backward), the same statistics recomputed from ``x`` so that they differentiate."""
+    from ember.autograd.grad_mode import is_grad_enabled
+
+    if not (is_grad_enabled() and x.requires_grad):
+        return mean, rstd
+    m = x.mean(dims, keepdim=True)
+    d = x - m
+    return m, ((d * d).mean(dims, keepdim=True) + eps).rsqrt()
+
+
 def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
-                     result1: Any, result2: Any) -> tuple[Any, Any, Any]:  # fmt: skip
+                     eps: float, result1: Any, result2: Any) -> tuple[Any, Any, Any]:  # fmt: skip
     k = len(normalized_shape)
     dims = tuple(range(input.ndim - k, input.ndim))
     outer = tuple(range(input.ndim - k))
+    result1, result2 = _stats(input, dims, eps, result1, result2)
     xhat = (input - result1) * result2
     gw = None if weight is None else (grad * xhat).sum(outer) if outer else grad * xhat
     gb = None if bias is None else grad.sum(outer) if outer else grad
@@ -44,7 +57,7 @@ def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, 
 
 
 @differentiable("input", "weight", "bias")  # not the running statistics, as in PyTorch
-def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bool,
+def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bool, eps: float,
                      result1: Any, result2: Any) -> tuple[Any, ...]:  # fmt: skip
     nd = input.ndim
     c = input.shape[1]
@@ -57,6 +70,8 @@ def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bo
     # the formula never reads running_mean, which training updates in place.
     mean = v(result1)
     invstd = v(result2)
+    if training:
+        mean, invstd = _stats(input, red, eps, mean, invstd)
     xhat = (input - mean) * invstd
     gx = grad if weight is None else grad * v(weight)
     if training:
