@@ -96,10 +96,10 @@ def prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim:
     the zero, if one; 0 if more), a zero's is ``p`` times the product of the other zeros.
     Written so that second derivatives at zeros are right too.
     """
-    g = expand_back(grad, tuple(self.shape), dim, keepdim)
+    g: Any = expand_back(grad, tuple(self.shape), dim, keepdim)
     if self.ndim == 0:
         return g
-    zero = self == 0
+    zero: Any = self == 0
     if not bool(zero.any()):
         return g * expand_back(result, tuple(self.shape), dim, keepdim) / self
     where = aten().where.self
