@@ -373,16 +373,27 @@ def _lower_median_pos(s: Tensor, d: int) -> Tensor:
     return _aten().div.Tensor_mode((k - 1).clamp(0), 2, rounding_mode="floor")  # type: ignore[no-any-return]
 
 
+_INT_NAN = {"int32": -(2**31), "int64": -(2**63)}
+
+
+def _check_median(self: Tensor) -> None:
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+
+
 def nanmedian(self: Tensor) -> Tensor:
     """The lower median of the non-NaN elements (NaN if there are none)."""
+    _check_median(self)
     flat = self.reshape(-1)
-    if flat._shape[0] == 0:
-        return _aten().full.default((), math.nan, dtype=self._dtype, device=self._device)  # type: ignore[no-any-return]
+    if flat._shape[0] == 0:  # NaN, or what NaN converts to in an integer dtype (as PyTorch)
+        fill = math.nan if _is_float(self) else _INT_NAN.get(self._dtype.name, 0)
+        return _aten().full.default((), fill, dtype=self._dtype, device=self._device)  # type: ignore[no-any-return]
     s = flat.sort(dim=0, stable=True).values
     return s.gather(0, _lower_median_pos(s, 0)).reshape(())  # type: ignore[no-any-return]
 
 
 def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
+    _check_median(self)
     d = normalize_dim(dim, len(self._shape))
     if not self._shape:
         zero = _aten().zeros.default((), dtype=dt.int64, device=self._device)

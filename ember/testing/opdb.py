@@ -47,6 +47,9 @@ _INPLACE = {
     "binary": ("bool", "int", "float"),
     "unary_float": ("float",),
     "binary_float": ("float",),
+    "unary_bool": ("bool", "int", "float"),
+    "compare": ("bool", "int", "float"),
+    "logical": ("bool", "int", "float"),
 }
 
 
@@ -118,6 +121,9 @@ def _db() -> tuple[OpInfo, ...]:
     from ember.testing._opdb_nn import nn_infos
 
     infos.extend(nn_infos())
+    from ember.testing._opdb_math import math_infos
+
+    infos.extend(math_infos())
     return tuple(infos)
 
 
