@@ -267,8 +267,11 @@ def _quantile(nan_aware: bool) -> Callable[..., Any]:
         ranks = np.maximum(qs * (count - 1), 0)
         if not nan_aware:
             ranks = np.where(np.isnan(s[..., -1:]), n - 1, ranks)
-        ranks = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(
-            interpolation, lambda r: r)(ranks)  # fmt: skip
+        pick: dict[str, Callable[[Any], Any]] = {
+            "lower": np.floor, "higher": np.ceil, "nearest": np.round
+        }  # fmt: skip
+        if interpolation in pick:
+            ranks = pick[interpolation](ranks)
         lo = np.take_along_axis(s, np.floor(ranks).astype(np.int64), -1)
         hi = np.take_along_axis(s, np.ceil(ranks).astype(np.int64), -1)
         w = 0.5 if interpolation == "midpoint" else ranks - np.floor(ranks)
@@ -419,6 +422,10 @@ ROWS: list[tuple[str, tuple[str, ...], Build, Any, Any]] = [
 ]
 
 
+def _gen(build: Build) -> Callable[[OpInfo, str, str, Any], Iterable[SampleInput]]:
+    return lambda info, dtype, dev, rng: build(dtype, dev, rng)
+
+
 def math_infos() -> list[OpInfo]:
     """The OpInfos of the table above (flags read from the operators' ops.yaml entries)."""
     from ember.library import lookup
@@ -433,7 +440,7 @@ def math_infos() -> list[OpInfo]:
                 op=wrapper or op,
                 ref=ref,
                 dtypes=dtypes,
-                sample_inputs=lambda info, dtype, dev, rng, b=build: b(dtype, dev, rng),
+                sample_inputs=_gen(build),
                 differentiable=wrapper is None and _differentiable(op),
                 primitive=False,
                 kind="composite",
