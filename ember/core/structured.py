@@ -528,6 +528,11 @@ def _reduce_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             dims = normalize_dims(op, dim, len(self._shape))
         odt = _reduce_out_dtype(kind, op, x._dtype, requested)
         if nonempty:
+            if kind == "reduce_same" and x.numel() == 0 and (dim is None or dim in ((), [])):
+                raise RuntimeError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                    "Specify the reduction dim with the 'dim' argument."
+                )
             for d in dims:
                 if x._shape[d] == 0:
                     raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
