@@ -42,7 +42,6 @@ NAMES: dict[str, str] = {
     "aten::narrow": "SliceBackward0",
     "aten::contiguous": "CloneBackward0",
     "aten::split_with_sizes": "SplitWithSizesBackward0",
-    "aten::split.Tensor": "SplitBackward0",
     "aten::chunk": "SplitBackward0",
     "aten::unbind.int": "UnbindBackward0",
 }
@@ -91,6 +90,10 @@ VARIANTS: dict[str, tuple[tuple[str, ...], Chooser]] = {
     "aten::reshape": (  # a view when the strides allow one, else a copy (torch's _unsafe_view)
         ("ViewBackward0", "UnsafeViewBackward0"),
         lambda args, out: 0 if out._storage is args[0]._storage else 1,
+    ),
+    "aten::split.Tensor": (  # ``x.split([1, 3])`` reaches split.Tensor with a list
+        ("SplitBackward0", "SplitWithSizesBackward0"),
+        lambda args, out: 1 if isinstance(args[1], (list, tuple)) else 0,
     ),
     "aten::matmul": (
         ("DotBackward0", "MvBackward0", "MmBackward0", "SqueezeBackward4", "UnsafeViewBackward0"),
