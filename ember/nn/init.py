@@ -4,12 +4,17 @@
 
 Every initialiser runs under ``no_grad`` and draws from ember's generators
 (the default one, or ``generator=``), so ``ember.manual_seed`` makes models
-reproducible. ``orthogonal_`` does its QR on the host with numpy.
+reproducible. ``orthogonal_`` does its QR on the host with numpy; ``dirac_`` builds its
+pattern on the host; ``sparse_`` zeroes, per column, the rows of the smallest
+random keys (one ``argsort`` and one ``scatter_``). The names without a trailing
+underscore are PyTorch's deprecated aliases (with its FutureWarning).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,6 +38,19 @@ __all__ = [
     "kaiming_normal_",
     "orthogonal_",
     "trunc_normal_",
+    "dirac_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]
 
 
@@ -195,3 +213,82 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None =
             q = q.T
         host = ember.from_numpy(np.ascontiguousarray(q * gain).reshape(tensor.shape))
         return tensor.copy_(host.to(dtype=tensor.dtype, device=tensor.device))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-d convolution weight with the Dirac delta (identity convolution).
+
+    Examples:
+        >>> import ember
+        >>> w = ember.nn.init.dirac_(ember.empty(2, 2, 3))
+        >>> w[:, :, 1].tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_channels = tensor.shape[0]
+    if out_channels % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = out_channels // groups
+    n = min(per_group, tensor.shape[1])
+    pattern = np.zeros(tuple(tensor.shape), dtype=np.float64)
+    centre = tuple(s // 2 for s in tensor.shape[2:])
+    rows = (np.arange(groups)[:, None] * per_group + np.arange(n)[None, :]).reshape(-1)
+    cols = np.tile(np.arange(n), groups)
+    pattern[(rows, cols, *centre)] = 1.0
+    with no_grad():
+        host = ember.from_numpy(pattern).to(dtype=tensor.dtype, device=tensor.device)
+        return tensor.copy_(host)
+
+
+def sparse_(
+    tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
+) -> Tensor:
+    """N(0, std) with a fraction ``sparsity`` of each column set to zero (2-d tensors).
+
+    Examples:
+        >>> import ember
+        >>> w = ember.nn.init.sparse_(ember.empty(4, 3), 0.5)
+        >>> (w == 0).sum(0).tolist()
+        [2, 2, 2]
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        if num_zeros:
+            keys = ember.empty(rows, cols, device=tensor.device).uniform_(0, 1, generator=generator)
+            zero_rows = keys.argsort(0)[:num_zeros]
+            tensor.scatter_(0, zero_rows, 0.0)
+    return tensor
+
+
+def _deprecated(new: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    old = new.__name__[:-1]
+
+    def alias(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated alias of ``{new.__name__}``."
+    return alias
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

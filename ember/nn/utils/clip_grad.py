@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
-"""Gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``), in place under no_grad.
+"""Gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``, ``get_total_norm``,
+``clip_grads_with_norm_``), in place under no_grad.
 
 The total norm is computed on the device from per-parameter norms; the scale
 ``min(1, max_norm / (norm + 1e-6))`` is applied with one ``mul_`` per gradient.
@@ -8,13 +9,20 @@ The total norm is computed on the device from per-parameter norms; the scale
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import ember
 from ember.autograd.grad_mode import no_grad
 from ember.core.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+]
 
 
 def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -22,11 +30,63 @@ def _grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     return [p.grad for p in ps if p.grad is not None]
 
 
+def get_total_norm(
+    tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:  # fmt: skip
+    """The ``norm_type`` norm of all ``tensors`` together (as if concatenated).
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.utils.get_total_norm([ember.tensor([3.0]), ember.tensor([4.0])]).item()
+        5.0
+    """
+    ts = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if not ts:
+        return ember.tensor(0.0)
+    norm_type = float(norm_type)
+    with no_grad():
+        if norm_type == float("inf"):
+            total = ts[0].abs().amax()
+            for t in ts[1:]:
+                total = ember.maximum(total, t.abs().amax().to(total.dtype))
+        else:
+            acc = None
+            for t in ts:
+                s = (t.abs() ** norm_type).sum() if norm_type != 2.0 else (t * t).sum()
+                acc = s if acc is None else acc + s.to(acc.dtype)
+            total = acc ** (1.0 / norm_type)
+        if error_if_nonfinite and not bool(total.isfinite().all()):
+            raise RuntimeError(
+                f"The total norm of order {norm_type} for gradients from `parameters` is "
+                "non-finite, so it cannot be clipped. To disable this error and scale the "
+                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
+            )
+    return total
+
+
+def clip_grads_with_norm_(
+    parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
+    foreach: bool | None = None,
+) -> None:  # fmt: skip
+    """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    with no_grad():
+        coef = max_norm / (total_norm + 1e-6)
+        coef = ember.minimum(coef, ember.ones_like(coef))
+        for g in grads:
+            g.mul_(coef.to(dtype=g.dtype, device=g.device))
+
+
 def clip_grad_norm_(
     parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
     error_if_nonfinite: bool = False, foreach: bool | None = None,
 ) -> Tensor:  # fmt: skip
     """Scale gradients so their joint ``norm_type`` norm is at most ``max_norm``.
+
+    Returns the total norm before clipping.
 
     Examples:
         >>> import ember
@@ -37,34 +97,27 @@ def clip_grad_norm_(
         >>> [round(v, 4) for v in p.grad.tolist()]
         [0.6, 0.8]
     """
-    grads = _grads(parameters)
+    ps = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    grads = _grads(ps)
     if not grads:
         return ember.tensor(0.0)
-    norm_type = float(norm_type)
-    with no_grad():
-        if norm_type == float("inf"):
-            norms = [g.abs().amax() for g in grads]
-            total = norms[0]
-            for n in norms[1:]:
-                total = ember.maximum(total, n.to(total.dtype))
-        else:
-            acc = None
-            for g in grads:
-                s = (g.abs() ** norm_type).sum()
-                acc = s if acc is None else acc + s.to(acc.dtype)
-            assert acc is not None
-            total = acc ** (1.0 / norm_type)
-        if error_if_nonfinite and not bool(total.isfinite().all()):
-            raise RuntimeError(
-                f"The total norm of order {norm_type} for gradients from `parameters` is "
-                "non-finite, so it cannot be clipped. To disable this error and scale the "
-                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
-            )
-        coef = max_norm / (total + 1e-6)
-        coef = ember.minimum(coef, ember.ones_like(coef))
-        for g in grads:
-            g.mul_(coef.to(g.dtype))
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(ps, max_norm, total, foreach)
     return total
+
+
+def clip_grad_norm(
+    parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+    error_if_nonfinite: bool = False, foreach: bool | None = None,
+) -> Tensor:  # fmt: skip
+    """Deprecated alias of ``clip_grad_norm_``."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(
@@ -74,4 +127,4 @@ def clip_grad_value_(
     c = float(clip_value)
     with no_grad():
         for g in _grads(parameters):
-            g.copy_((g + c).relu() - (g - c).relu() - c)
+            g.copy_(g.clamp(-c, c))

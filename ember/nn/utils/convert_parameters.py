@@ -2,8 +2,8 @@
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Flattening parameters into one vector and back (``parameters_to_vector`` and inverse).
 
-``parameters_to_vector`` is differentiable: it reshapes each parameter and
-joins them by adding zero-padded copies (the core has no ``cat`` yet).
+``parameters_to_vector`` is differentiable: one ``cat`` of the flattened parameters;
+``vector_to_parameters`` copies slices back in place under no_grad.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """All parameters flattened and joined into one 1-D tensor.
+    """All parameters flattened and joined into one 1-D tensor (differentiable).
 
     Examples:
         >>> import ember
@@ -27,21 +27,15 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
         [1.0, 1.0, 0.0, 0.0]
     """
     ps = list(parameters)
-    total = sum(p.numel() for p in ps)
-    out: Tensor | None = None
-    offset = 0
-    for p in ps:
-        # Embed each flat parameter at its offset through a (n, total) selection matrix.
-        n = p.numel()
-        sel = ember.eye(n, total - offset, dtype=p.dtype, device=p.device)
-        if offset:
-            sel = ember.zeros(n, total, dtype=p.dtype, device=p.device)
-            with no_grad():
-                sel[:, offset : offset + n].copy_(ember.eye(n, dtype=p.dtype, device=p.device))
-        piece = p.reshape(-1).matmul(sel)
-        out = piece if out is None else out + piece
-        offset += n
-    return out if out is not None else ember.zeros(0)
+    if not ps:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    device = ps[0].device
+    for p in ps[1:]:
+        if p.device != device:
+            raise TypeError(
+                "Found two parameters on different devices, this is currently not supported."
+            )
+    return ember.cat([p.reshape(-1) for p in ps], 0)
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
