@@ -81,7 +81,7 @@ from ember.serialization import load, save
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg")
 
 
 def __getattr__(name: str) -> Any:
@@ -175,6 +175,7 @@ __all__ = sorted(
         "nn",
         "optim",
         "utils",
+        "linalg",
     ]
     + sorted(_builtins.functions)
 )

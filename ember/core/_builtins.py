@@ -15,15 +15,22 @@ from typing import Any
 
 from ember import library
 from ember.core import (
+    api_shape,
     factories,
     functional,
     index_ops,
     indexing,
+    inplace_ops,
+    linalg_ops,
+    linalg_solve,
     math_api,
     math_ops,
     nn_ops,
     nn_prims,
     reduce_ops,
+    sampling_ops,
+    search_ops,
+    shape_extra,
     shape_ops,
     views,
 )
@@ -135,6 +142,12 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "max_pool2d_with_indices_decomp": nn_ops.max_pool2d_with_indices_decomp,
     "unique2": index_ops.unique2,
     "unique_dim": index_ops.unique_dim,
+    # shape, linear-algebra, search, sampling and in-place composites: each module's __all__
+    **{
+        n: getattr(m, n)
+        for m in (shape_extra, linalg_ops, linalg_solve, search_ops, sampling_ops, inplace_ops)
+        for n in m.__all__
+    },
     # nn composites
     **{
         n: getattr(nn_ops, n)
@@ -244,7 +257,11 @@ def load() -> None:
     for name, target in ALIASES.items():
         if target is not None and name not in Tensor.__dict__:
             setattr(Tensor, name, registry.lookup(target)._fn)
-    # Python forms of the math operators (overload selection, aliases) replace entry points.
+    # Python forms of the shape/linalg operators (varargs, overload selection) and of the
+    # math operators (overload selection, aliases) replace the schema's entry points.
+    functions.update(api_shape.FUNCTIONS)
+    for name, fn in api_shape.METHODS.items():
+        setattr(Tensor, name, fn)
     functions.update(math_api.FUNCTIONS)
     for name, fn in math_api.methods().items():
         setattr(Tensor, name, fn)

@@ -265,8 +265,13 @@ def unique(
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """``einsum("ij,jk->ik", a, b)`` (or the operands as one list)."""
+def einsum(equation: Any, *operands: Any) -> Tensor:
+    """``einsum("ij,jk->ik", a, b)``, the operands as one list, or the sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if isinstance(equation, Tensor):
+        from ember.core.api_shape import einsum_sublist_equation
+
+        equation, operands = einsum_sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return ops.aten.einsum.default(equation, list(operands))  # type: ignore[no-any-return]

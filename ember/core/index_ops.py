@@ -65,20 +65,60 @@ def scatter_reduce(
 
 
 # -- index family ------------------------------------------------------------------------------
+#: index dtypes each op accepts, and the error PyTorch raises for another (type, message).
+_INDEX_DTYPES: dict[str, tuple[tuple[dt.dtype, ...], type[Exception], str]] = {
+    "index_select": ((dt.int64, dt.int32), RuntimeError,
+                     "index_select(): Expected dtype int32 or int64 for index"),
+    "index_add": ((dt.int64, dt.int32), RuntimeError,
+                  "index_add_(): Expected dtype int32/int64 for index but got: {}"),
+    "index_copy": ((dt.int64,), RuntimeError,
+                   "index_copy_(): Expected a long tensor for index, but got {}"),
+    "index_fill": ((dt.int64,), IndexError, "index_fill_(): Expected dtype int64 for index."),
+}  # fmt: skip
+
+_LEGACY = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool"}  # fmt: skip
+
+
 def _dim_index(op: str, self: Tensor, dim: int, index: Tensor) -> tuple[int, list[Any]]:
     if index.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector")
-    if index._dtype not in (dt.int64, dt.int32):
-        raise IndexError(f"{op}(): Expected dtype int32/int64 for index")
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+            f"{_LEGACY[index._dtype.name]} and size: {list(index._shape)}"
+        )
+    allowed, exc, msg = _INDEX_DTYPES[op]
+    if index._dtype not in allowed:
+        raise exc(msg.format(_LEGACY[index._dtype.name]))
     d = normalize_dim(dim, self.ndim)
     idx = index.reshape(-1)
     return d, [None] * d + [idx]
 
 
+def _checked_put(op: str, self: Tensor, idx: list[Any], src: Tensor, accumulate: bool,
+                 exc: type[Exception]) -> Tensor:  # fmt: skip
+    """``index_put_`` with an out-of-range index reported as ``exc`` (PyTorch's type for op)."""
+    try:
+        return _aten().index_put_.default(self, idx, src, accumulate)  # type: ignore[no-any-return]
+    except IndexError as e:
+        if exc is IndexError:
+            raise IndexError(f"{op}(): {e}") from None
+        raise exc(str(e)) from None
+
+
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     if not self._shape:
-        return _aten().index.Tensor(self.view(1), [index.reshape(-1)]).view(())
+        _dim_index("index_select", self.view(1), dim, index)
+        if index.numel() != 1:
+            raise RuntimeError(
+                f"index_select(): Index to scalar can have only 1 value, got {index.numel()} "
+                "value(s)"
+            )
+        return index_select(self.view(1), 0, index).view(())
     d, idx = _dim_index("index_select", self, dim, index)
+    if idx[-1].numel() and bool((idx[-1] < 0).any()):
+        # Unlike advanced indexing, index_select does not wrap negative indices.
+        raise IndexError("index_select(): index out of range in self")
     return _aten().index.Tensor(self, idx)
 
 
@@ -88,10 +128,21 @@ def _source_for(self: Tensor, d: int, source: Tensor) -> Tensor:
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
     d, idx = _dim_index("index_add", self, dim, index)
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_LEGACY[self._dtype.name]}) and source "
+            f"({_LEGACY[source._dtype.name]}) must have the same scalar type"
+        )
     src = source if alpha == 1 else source * alpha
     if src._dtype is not self._dtype:
         src = src.to(self._dtype)
-    return _aten().index_put_.default(self, idx, _source_for(self, d, src), True)
+    if idx[-1].numel() and bool((idx[-1] < 0).any()):
+        bad = int(idx[-1].amin().item())
+        raise RuntimeError(
+            f"index_add_(): index {bad} is out of bounds for dimension {d} with size "
+            f"{self._shape[d] if self._shape else 1}"
+        )
+    return _checked_put("index_add_", self, idx, _source_for(self, d, src), True, RuntimeError)
 
 
 def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
@@ -100,7 +151,13 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d, idx = _dim_index("index_copy", self, dim, index)
-    return _aten().index_put_.default(self, idx, _source_for(self, d, source), False)
+    if idx[-1].numel() and bool((idx[-1] < 0).any()):
+        bad = int(idx[-1].amin().item())
+        raise IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size "
+            f"{self._shape[d] if self._shape else 1}"
+        )
+    return _checked_put("index_copy_", self, idx, _source_for(self, d, source), False, IndexError)
 
 
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -131,9 +188,18 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     if dim is None:
         return _aten().gather.default(self.reshape(-1), 0, indices.reshape(-1))
     d = normalize_dim(dim, self.ndim)
+    if indices.ndim != self.ndim:
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {self.ndim} dimensions for input, and {indices.ndim} "
+            "dimensions for indices"
+        )
     from ember.core.structured import broadcast_shapes
 
-    sh = list(broadcast_shapes(self._shape, indices._shape))
+    # The two broadcast against each other in every dim but ``dim``.
+    a, b = list(self._shape), list(indices._shape)
+    a[d] = b[d] = 1
+    sh = list(broadcast_shapes(tuple(a), tuple(b)))
     ssh, ish = list(sh), list(sh)
     ssh[d], ish[d] = self._shape[d], indices._shape[d]
     return _aten().gather.default(self.expand(ssh), d, indices.expand(ish))
@@ -163,8 +229,9 @@ def _value_tensor(op: str, self: Tensor, value: Any) -> Tensor:
 def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_mask("masked_fill_", mask)
     v = _value_tensor("masked_fill_", self, value)
-    out = _aten().where.self(mask, v, self)
-    return out if out._shape == self._shape else out  # broadcasting follows where's
+    if v._dtype is not self._dtype:  # the result keeps self's dtype (the value is cast)
+        v = v.to(self._dtype)
+    return _aten().where.self(mask, v, self)  # type: ignore[no-any-return]
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -243,7 +310,8 @@ def _select_kth(self: Tensor, k: int, dim: int, keepdim: bool, what: str) -> Val
     d = normalize_dim(dim, self.ndim)
     n = self._shape[d] if self._shape else 1
     if not 0 <= k < n:
-        raise IndexError(f"{what}(): selected number k out of range for dimension {d}")
+        exc = RuntimeError if what == "kthvalue" else IndexError  # as PyTorch
+        raise exc(f"{what}(): selected number k out of range for dimension {d}")
     v, i = _aten().sort.stable(self, stable=True, dim=d, descending=False)
     if not self._shape:
         return ValuesIndices(v, i)
@@ -327,6 +395,13 @@ def unique_dim(
     d = normalize_dim(dim, self.ndim)
     moved = self.movedim(d, 0)
     n = moved._shape[0]
+    if n == 0:
+        empty = _empty((0,), dt.int64, self)
+        return self.clone(), empty, empty
+    if self.numel() == 0:
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )
     rows = moved.reshape(n, -1)
     m = rows._shape[1]
     # Lexicographic order of the rows: stable sorts from the last column to the first.
@@ -489,6 +564,11 @@ def pad(self: Tensor, pad: Any, mode: str = "constant", value: float | None = No
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if n == 0:
             raise RuntimeError(f"pad: input dimension {d} has size 0, cannot pad in mode {mode}")
+        if mode == "circular" and (lo < 0 or hi < 0):
+            # Negative pads crop first; the wrap-around then reads the cropped tensor.
+            start = max(-lo, 0)
+            out = out.narrow(d, start, n - start - max(-hi, 0))
+            lo, hi, n = max(lo, 0), max(hi, 0), out._shape[d]
         idx = []
         for j in range(-lo, n + hi):
             if mode == "reflect":

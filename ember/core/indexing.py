@@ -65,9 +65,22 @@ def normalize_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
-def _check_index_dtype(op: str, index: Tensor) -> None:
-    if index._dtype is not dt.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {index._dtype.name}")
+def _index_int64(op: str, index: Tensor) -> Tensor:
+    """gather/scatter take int64 or int32 indices (as PyTorch); kernels see int64."""
+    if index._dtype is dt.int64:
+        return index
+    if index._dtype is not dt.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got {index._dtype.name}")
+    return cast(index, dt.int64)
+
+
+def _run_checked(kernel: Kernel, *args: Any) -> None:
+    """Run a gather/scatter kernel; an index out of range is a RuntimeError there, as in
+    PyTorch (kernels raise IndexError, which advanced indexing keeps)."""
+    try:
+        kernel(*args)
+    except IndexError as e:
+        raise RuntimeError(str(e)) from None
 
 
 def _as1d(t: Tensor) -> Tensor:
@@ -99,12 +112,12 @@ def _check_like(op: str, self: Tensor, dim: int, index: Tensor, other: Tensor | 
 
 def _gather_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def gather(self: Tensor, dim: int, index: Tensor, sparse_grad: bool = False) -> Tensor:
-        _check_index_dtype("gather", index)
+        index = _index_int64("gather", index)
         d = normalize_dim(dim, self.ndim)
         _check_like("gather", self, d, index, None)
         out = new_empty(index._shape, self._dtype, self._device)
         if out.numel():
-            kernel(_as1d(out), _as1d(self), d, _as1d(index))
+            _run_checked(kernel, _as1d(out), _as1d(self), d, _as1d(index))
         return out
 
     return gather
@@ -121,7 +134,7 @@ def _scatter_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             raise RuntimeError(
                 "reduce argument must be either sum, prod, mean, amax or amin, got " + reduce
             )
-        _check_index_dtype("scatter", index)
+        index = _index_int64("scatter", index)
         if src._dtype is not self._dtype:
             raise RuntimeError(
                 f"scatter(): Expected self.dtype to be equal to src.dtype, got "
@@ -135,10 +148,11 @@ def _scatter_driver(op: OpOverload, kernel: Kernel) -> Kernel:
             raise RuntimeError(f"scatter_reduce(): reduce={reduce!r} is not supported for bool")
         if reduce != "none" and self._dtype in _HALF:
             tmp = cast(self, dt.float32)
-            kernel(_as1d(tmp), d, _as1d(index), _as1d(cast(src, dt.float32)), reduce, include_self)
+            f32 = _as1d(cast(src, dt.float32))
+            _run_checked(kernel, _as1d(tmp), d, _as1d(index), f32, reduce, include_self)
             self.copy_(tmp)
         else:
-            kernel(_as1d(self), d, _as1d(index), _as1d(src), reduce, include_self)
+            _run_checked(kernel, _as1d(self), d, _as1d(index), _as1d(src), reduce, include_self)
         self._storage.version += 1
         return self
 
@@ -239,8 +253,22 @@ def _index_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     return index
 
 
+def _is_mask_fill(indices: Any, values: Tensor) -> bool:
+    """One boolean mask and a 0-dim value: PyTorch fills (casting the value)."""
+    idx = [i for i in indices if i is not None]
+    return (
+        values.ndim == 0
+        and len(idx) == 1
+        and len(indices) == 1
+        and isinstance(idx[0], Tensor)
+        and idx[0]._dtype is dt.bool_
+    )
+
+
 def _index_put_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+        if values._dtype is not self._dtype and _is_mask_fill(indices, values):
+            values = cast(values, self._dtype)  # PyTorch takes this path as masked_fill_
         if values._dtype is not self._dtype:
             raise RuntimeError(
                 "Index put requires the source and destination dtypes match, got "

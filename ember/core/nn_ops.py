@@ -471,7 +471,7 @@ def einsum(equation: str, tensors: Any, path: Any = None) -> Tensor:
                     f"einsum(): operands do not broadcast with remapped shapes (original->remapped)"
                     f": subscript '{ch}' has size {sizes[ch]} and {n}"
                 )
-            sizes[ch] = max(sizes.get(ch, 1), n)
+            sizes[ch] = n if sizes.get(ch, 1) == 1 else sizes[ch]  # size 1 broadcasts; 0 stays
         norm.append((s, t))
     # Contract left to right; a letter is summed once no later operand nor the output needs it.
     s0, acc = norm[0]

@@ -4,7 +4,7 @@ Every kernel here calls only primitives (copy_, where, maximum, sum, amax, bmm, 
 and views, so any device that passes the conformance kit runs them and autograd
 differentiates them through their parts (none has a formula of its own).
 ``cat`` allocates its result and copies each input into a ``narrow`` of it; ``flip``
-copies slice by slice (ember has no negative strides); ``cumsum``/``cumprod`` are
+gathers along a reversed index (ember has no negative strides); ``cumsum``/``cumprod`` are
 log-step (Hillis-Steele) scans: ceil(log2 n) passes of one add/mul each.
 """
 
@@ -219,14 +219,16 @@ def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
     for d in wrapped:
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if nd == 0:
+        return self.clone()
+    # One gather per flipped dim: x.index_select(d, [n-1, ..., 0]).
     x = self
+    aten = _aten()
     for d in sorted(set(wrapped)):
         n = x._shape[d]
-        out = _aten().empty.memory_format(x._shape, dtype=x._dtype, device=x._device)
-        # One copy per index: out[..., i, ...] = x[..., n - 1 - i, ...].
-        for i in range(n):
-            out.select(d, i).copy_(x.select(d, n - 1 - i))
-        x = out
+        if n > 1:
+            rev = aten.arange.start_step(n - 1, -1, -1, dtype=dt.int64, device=x._device)
+            x = aten.index_select.default(x, d, rev)
     return x if x is not self else self.clone()
 
 

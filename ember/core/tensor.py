@@ -751,27 +751,9 @@ class Tensor:
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ember.core.views import getitem, split_advanced
+        from ember.core.views import setitem
 
-        items = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__") for i in items):
-            view, idx = split_advanced(self, items)
-            if idx is not None:
-                from ember.core.structured import scalar_tensor
-
-                if isinstance(value, Tensor):
-                    v = value if value._dtype is self._dtype else value.to(self._dtype)
-                else:
-                    v = scalar_tensor(value, self._dtype, self._device)
-                _ops().index_put_.default(view, idx, v, False)
-                return
-            target = view
-        else:
-            target = getitem(self, index)
-        if isinstance(value, Tensor):
-            target.copy_(value)
-        else:
-            target.fill_(value)
+        setitem(self, index, value)
 
     # -- reductions with PyTorch's overloaded forms --------------------------------------------
     def sum(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:

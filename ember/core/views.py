@@ -383,8 +383,24 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 
 # -- basic indexing -------------------------------------------------------------------------------
+def _seq_as_tuple(index: Any) -> bool:
+    """PyTorch reads a short list that holds a sequence, tensor, slice, None or Ellipsis as a
+    tuple of indices (``x[[[0, 1], [2, 3]]]`` is ``x[[0, 1], [2, 3]]``), like old numpy."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return False
+    return any(
+        isinstance(i, (Tensor, list, tuple, slice))
+        or i is None
+        or i is Ellipsis
+        or hasattr(i, "__array_interface__")
+        for i in index
+    )
+
+
 def getitem(self: Tensor, index: Any) -> Tensor:
-    """``x[index]`` for ints, slices, None and Ellipsis, as one view."""
+    """``x[index]`` for ints, bools, slices, None and Ellipsis, as one view."""
+    if _seq_as_tuple(index):
+        index = tuple(index)
     if not isinstance(index, tuple):
         index = (index,)
     for i in index:
@@ -413,11 +429,10 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             shape.extend(self._shape[d : d + k])
             stride.extend(self._stride[d : d + k])
             d += k
-        elif item is None:
-            shape.append(1)
+        elif item is None or isinstance(item, bool):
+            # None and True add a dim of size 1; False adds one of size 0 (an empty selection).
+            shape.append(0 if item is False else 1)
             stride.append(self._stride[d] * self._shape[d] if d < nd else 1)
-        elif isinstance(item, bool):
-            raise NotImplementedError("indexing with a bool is not implemented yet")
         elif isinstance(item, int) or hasattr(item, "__index__") and not isinstance(item, slice):
             i = int(item.__index__())
             size = self._shape[d]
@@ -450,6 +465,45 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     return view_of(self, Size(shape), tuple(stride), off)
 
 
+def setitem(self: Tensor, index: Any, value: Any) -> None:
+    """``x[index] = value``: a copy/fill into a view, or ``index_put_`` for tensor indices.
+
+    As in PyTorch, a tensor value must have ``x``'s dtype when tensor indices are used,
+    except for the masked-fill form ``x[mask] = v`` with a one-element ``v``.
+    """
+    from ember.core.structured import scalar_tensor
+
+    if _seq_as_tuple(index):
+        index = tuple(index)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__") for i in items):
+        view, idx = split_advanced(self, items)
+        if idx is not None:
+            from ember.dispatcher.namespace import ops
+
+            if not isinstance(value, Tensor):
+                v = scalar_tensor(value, self._dtype, self._device)
+            elif value._dtype is not self._dtype and _is_mask(items) and value.numel() == 1:
+                v = value.reshape(()).to(self._dtype)
+            else:
+                v = value
+            ops.aten.index_put_.default(view, idx, v, False)
+            return
+        target = view
+    else:
+        target = getitem(self, index)
+    if isinstance(value, Tensor):
+        target.copy_(value)
+    else:
+        target.fill_(value)
+
+
+def _is_mask(items: tuple[Any, ...]) -> bool:
+    from ember.core import dtype as dt
+
+    return len(items) == 1 and isinstance(items[0], Tensor) and items[0]._dtype is dt.bool_
+
+
 def _as_index_tensor(i: Any, like: Tensor) -> Tensor:
     from ember.core.factories import tensor
 
@@ -474,6 +528,8 @@ def split_advanced(self: Tensor, index: tuple[Any, ...]) -> tuple[Tensor, list[A
     """
     from ember.core import dtype as dt
 
+    if len(index) == 1 and _seq_as_tuple(index[0]):
+        index = tuple(index[0])
     items = [
         _as_index_tensor(i, self)
         if isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__")

@@ -51,6 +51,12 @@ def _mm_other(grad: Any, self: Any, other: Any) -> Any:
     return self.mT @ grad
 
 
+def _aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
 def _inverse(dims: Any) -> list[int]:
     n = len(dims)
     inv = [0] * n
@@ -60,7 +66,18 @@ def _inverse(dims: Any) -> list[int]:
 
 
 def _strided(grad: Any, self_geometry: Any, result_geometry: Any) -> Any:
-    return restride(grad, result_geometry, self_geometry)
+    g = restride(grad, result_geometry, self_geometry)
+    # An expanded input (stride 0) shares each memory location among several logical
+    # elements; restride gives every one of them the location's whole gradient, and
+    # expand's own backward then sums the copies: keep only the first copy of each.
+    shape, stride, _ = self_geometry
+    for d, (n, st) in enumerate(zip(shape, stride)):
+        if st == 0 and n > 1:
+            first = [1] * len(shape)
+            first[d] = n
+            idx = _aten().arange.start_step(0, n, 1, device=g.device).reshape(first)
+            g = _aten().where.self(idx == 0, g, g.new_zeros(()))
+    return g
 
 
 _RESHAPE = (lambda grad, self_shape: grad.reshape(self_shape),)
