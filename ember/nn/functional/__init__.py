@@ -19,6 +19,7 @@ from ember.nn.functional import (
     _norm,
     _pooling,
     _sampling,
+    _volumetric,
 )
 from ember.nn.functional._activation import *  # noqa: F403
 from ember.nn.functional._attention import *  # noqa: F403
@@ -32,11 +33,12 @@ from ember.nn.functional._loss_extra import *  # noqa: F403
 from ember.nn.functional._norm import *  # noqa: F403
 from ember.nn.functional._pooling import *  # noqa: F403
 from ember.nn.functional._sampling import *  # noqa: F403
+from ember.nn.functional._volumetric import *  # noqa: F403
 
 __all__ = [
     name
     for module in (
-        _activation, _layers, _dropout, _norm, _embedding, _conv, _pooling, _sampling,
+        _activation, _layers, _dropout, _norm, _embedding, _conv, _pooling, _volumetric, _sampling,
         _distance, _loss, _loss_extra, _attention,
     )
     for name in module.__all__

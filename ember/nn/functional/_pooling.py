@@ -35,6 +35,7 @@ __all__ = [
     "max_pool2d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
 ]
 
 
@@ -250,3 +251,11 @@ def max_unpool2d(
 ) -> Tensor:  # fmt: skip
     """The partial inverse of ``max_pool2d`` (flat indices over each channel's H*W)."""
     return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:  # fmt: skip
+    """The partial inverse of ``max_pool3d`` (flat indices over each channel's D*H*W)."""
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)

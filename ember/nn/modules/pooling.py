@@ -1,4 +1,5 @@
-"""More pooling layers: AdaptiveMaxPool1d, LPPool1d/2d, MaxUnpool1d/2d, Fold and Unfold.
+"""More pooling layers: AdaptiveMaxPool1d, LPPool1d/2d/3d, MaxUnpool1d/2d/3d, the 3-d
+pools (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d), Fold and Unfold.
 
 Thin Modules over ``ember.nn.functional`` with PyTorch's constructor arguments,
 attributes and reprs (MaxUnpool stores its sizes as tuples, LPPool as given).
@@ -13,14 +14,10 @@ from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
 __all__ = [
-    "AdaptiveMaxPool1d",
-    "LPPool1d",
-    "LPPool2d",
-    "MaxUnpool1d",
-    "MaxUnpool2d",
-    "Fold",
-    "Unfold",
-]
+    "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d",
+    "MaxUnpool3d", "Fold", "Unfold", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d",
+]  # fmt: skip
 
 
 def _tuple(v: Any, n: int) -> tuple[Any, ...]:
@@ -79,6 +76,117 @@ class LPPool2d(_LPPool):
         return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
+class LPPool3d(_LPPool):
+    """Power-average pooling over windows of the last three dims."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class MaxPool3d(Module):
+    """Max over (kD, kH, kW) windows of (N, C, D, H, W) input.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.MaxPool3d(2)(ember.zeros(1, 1, 4, 4, 4)).shape
+        ember.Size([1, 1, 2, 2, 2])
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class AvgPool3d(Module):
+    """Average over (kD, kH, kW) windows of (N, C, D, H, W) input."""
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool3d(Module):
+    """Average over adaptive windows of the last three dims."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool3d(AdaptiveAvgPool3d):
+    """Max over adaptive windows of the last three dims."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class _MaxUnpool(Module):
     _dims = 1
 
@@ -112,6 +220,17 @@ class MaxUnpool2d(_MaxUnpool):
         )
 
 
+class MaxUnpool3d(_MaxUnpool):
+    """Partial inverse of MaxPool3d."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
 class Fold(Module):
     """Sum (N, C*kh*kw, L) sliding-block columns into (N, C, H, W) (the adjoint of Unfold).
 
@@ -123,9 +242,13 @@ class Fold(Module):
     """
 
     def __init__(
-        self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+        self,
+        output_size: Any,
+        kernel_size: Any,
+        dilation: Any = 1,
+        padding: Any = 0,
         stride: Any = 1,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         self.output_size = output_size
         self.kernel_size = kernel_size
@@ -134,8 +257,9 @@ class Fold(Module):
         self.stride = stride
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                      self.stride)  # fmt: skip
+        return F.fold(
+            input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride
+        )
 
     def extra_repr(self) -> str:
         return (
