@@ -595,3 +595,35 @@ def test_embedding_max_norm_and_scale_grad(kw):
     F.embedding(ember.from_numpy(idx), ew, **kw)
     TF.embedding(torch.from_numpy(idx), tw, **kw)
     np.testing.assert_allclose(ew.numpy(), tw.numpy())  # renormalised in place
+
+
+def test_one_hot_checks_like_torch():
+    np.testing.assert_array_equal(
+        F.one_hot(ember.tensor([[0, 2], [1, 1]]), 4).numpy(),
+        TF.one_hot(torch.tensor([[0, 2], [1, 1]]), 4).numpy(),
+    )
+    assert tuple(F.one_hot(ember.tensor([], dtype=ember.int64), 3).shape) == (0, 3)
+    with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes."):
+        F.one_hot(ember.tensor([0, 3]), 2)
+    with pytest.raises(RuntimeError, match="Class values must be non-negative."):
+        F.one_hot(ember.tensor([0, -1]), 3)
+    with pytest.raises(RuntimeError, match="Can not infer total number of classes from empty"):
+        F.one_hot(ember.tensor([], dtype=ember.int64))
+    with pytest.raises(RuntimeError, match="only applicable to index tensor of type LongTensor"):
+        F.one_hot(ember.tensor([1], dtype=ember.int32))
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 6), 3), ((2, 6, 5), 2), ((2, 4, 3, 3), 4)])
+def test_group_norm_shapes(shape, groups):
+    x, w, b = (
+        RNG.standard_normal(shape),
+        RNG.standard_normal(shape[1]),
+        RNG.standard_normal(shape[1]),
+    )
+    check(
+        lambda *a: F.group_norm(a[0], groups, a[1], a[2]),
+        lambda *a: TF.group_norm(a[0], groups, a[1], a[2]),
+        x,
+        w,
+        b,
+    )

@@ -158,10 +158,17 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         >>> ember.nn.functional.one_hot(ember.tensor([0, 2]), 3).tolist()
         [[1, 0, 0], [0, 0, 1]]
     """
-    if tensor.dtype.is_floating_point:
+    if tensor.dtype != ember.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
-        num_classes = int(tensor.amax().item()) + 1 if tensor.numel() else 0
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.amax().item()) + 1
+    if tensor.numel():
+        if int(tensor.amin().item()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if int(tensor.amax().item()) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == ember.arange(num_classes, device=tensor.device)).to(ember.int64)
 
 
