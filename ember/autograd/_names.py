@@ -44,6 +44,8 @@ NAMES: dict[str, str] = {
     "aten::split_with_sizes": "SplitWithSizesBackward0",
     "aten::chunk": "SplitBackward0",
     "aten::unbind.int": "UnbindBackward0",
+    # comparisons record only in place (``x.eq_(y)``: zero gradients), named as PyTorch does
+    **{f"aten::{c}.Tensor": f"{c.title()}Backward1" for c in ("eq", "ne", "lt", "le", "gt", "ge")},
 }
 
 

@@ -178,9 +178,13 @@ def _feeds(node: Node, deps: dict[Node, int]) -> bool:
     return any(e is not None and e[0] in deps for e in node.next_edges)
 
 
+_EMPTY: dict[int, Any] = {}
+
+
 def _pre(node: Node, gs: list[Any]) -> list[Any]:
     """Tensor hooks, retain_grad and the node's pre-hooks, in that order."""
-    hooks = node._tensor_hooks
+    d = node.__dict__  # containers a node only has once something was registered on it
+    hooks = d.get("_tensor_hooks_", _EMPTY)
     if isinstance(node, AccumulateGrad):
         hooks = {0: node.variable.__dict__.get("_hooks", [])}
     for nr, hs in hooks.items():
@@ -189,7 +193,7 @@ def _pre(node: Node, gs: list[Any]) -> list[Any]:
                 r = h(gs[nr])
                 if r is not None:
                     gs[nr] = r
-    for nr, ref in node._retain.items():
+    for nr, ref in d.get("_retain_", _EMPTY).items():
         t = ref()
         if t is not None and gs[nr] is not None:
             with no_grad():

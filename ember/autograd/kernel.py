@@ -236,6 +236,8 @@ def _kept(op: OpOverload, info: OpInfo, edges: list[Any]) -> list[Any]:
 
 def _inputs(info: OpInfo, args: tuple[Any, ...]) -> list[Any]:
     """The argument behind each edge (list elements flattened), in edge order."""
+    if info.keep is None and info.is_list is None:
+        return [args[i] for i in info.tensor_pos]
     keep = range(len(info.tensor_pos)) if info.keep is None else info.keep
     out: list[Any] = []
     for k in keep:
@@ -280,8 +282,10 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
     base_geo = geometry(view_base) if view_base is not None else None
     with exclude_keys(_MASK):
         out = op.redispatch(ks, *args)
-    if self is None and type(out) is Tensor and _is_input(out, info, args):
-        return out  # ``contiguous`` of a contiguous tensor: the input itself, not a new output
+    if self is None and type(out) is Tensor:
+        for i in info.tensor_pos:  # ``contiguous`` of a contiguous tensor returns the input:
+            if out is args[i]:  # it keeps its own history
+                return out
     cls = info.node_cls if info.variant is None else info.variant[0][info.variant[1](args, out)]
     node = cls()
     node.op = op  # type: ignore[attr-defined]
@@ -317,10 +321,6 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
         if first._dtype.category == FLOAT:
             mark(first, node, 0)
     return out
-
-
-def _is_input(out: Tensor, info: OpInfo, args: tuple[Any, ...]) -> bool:
-    return any(out is args[i] for i in info.tensor_pos)
 
 
 def _check_inplace(self: Tensor) -> None:

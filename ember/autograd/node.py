@@ -26,8 +26,12 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ember.core.dispatch_key import Autograd
+
 if TYPE_CHECKING:
     from ember.core.tensor import Tensor
+
+_AUTOGRAD = Autograd.mask
 
 __all__ = [
     "Node",
@@ -80,19 +84,30 @@ class Node:
 
     #: the outputs are views of one input that PyTorch forbids modifying in place (split...)
     multi_output_view = False
+    # Class-level defaults: a node is made for every recorded operation, so nothing is
+    # allocated per node until it is used (the recording code assigns the edges; hooks,
+    # retain_grad and metadata create their containers on first use).
+    next_edges: list[Edge] = []  # noqa: RUF012 - never mutated, only replaced
+    input_meta: list[Meta | None] = []  # noqa: RUF012
+    n_outputs = 1
+    _released = False
+    _pre_hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
+    _post_hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
 
-    def __init__(self) -> None:
-        self.next_edges: list[Edge] = []
-        self.input_meta: list[Meta | None] = []
-        self.n_outputs = 1
-        self._pre_hooks: list[Callable[..., Any]] = []
-        self._post_hooks: list[Callable[..., Any]] = []
-        #: output_nr -> tensor hooks (``Tensor.register_hook`` on a non-leaf)
-        self._tensor_hooks: dict[int, list[Callable[..., Any]]] = {}
-        #: output_nr -> weak reference to a non-leaf tensor that called retain_grad()
-        self._retain: dict[int, weakref.ref[Tensor]] = {}
-        self.metadata: dict[str, Any] = {}
-        self._released = False
+    @property
+    def _tensor_hooks(self) -> dict[int, list[Callable[..., Any]]]:
+        """output_nr -> tensor hooks (``Tensor.register_hook`` on a non-leaf)."""
+        return self.__dict__.setdefault("_tensor_hooks_", {})  # type: ignore[no-any-return]
+
+    @property
+    def _retain(self) -> dict[int, weakref.ref[Tensor]]:
+        """output_nr -> weak reference to a non-leaf tensor that called retain_grad()."""
+        return self.__dict__.setdefault("_retain_", {})  # type: ignore[no-any-return]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A dict for whatever a user or a node wants to keep on the node (as in PyTorch)."""
+        return self.__dict__.setdefault("_metadata", {})  # type: ignore[no-any-return]
 
     # -- the PyTorch surface ------------------------------------------------------------------
     def name(self) -> str:
@@ -104,13 +119,15 @@ class Node:
 
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
-        self._post_hooks.append(fn)
-        return RemovableHandle(self._post_hooks, fn)
+        hooks = self.__dict__.setdefault("_post_hooks", [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
-        self._pre_hooks.append(fn)
-        return RemovableHandle(self._pre_hooks, fn)
+        hooks = self.__dict__.setdefault("_pre_hooks", [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
 
     def __call__(self, *grads: Any) -> Any:
         out = self.apply(list(grads))
@@ -170,9 +187,7 @@ class AccumulateGrad(Node):
     """The sink of a leaf tensor's gradient: runs its hooks and adds into ``.grad``."""
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
         self.variable = variable
-        self.input_meta = []
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise RuntimeError("AccumulateGrad is run by the engine")  # pragma: no cover
@@ -205,10 +220,8 @@ def meta_of(t: Tensor) -> Meta:
 
 def mark(out: Tensor, node: Node, nr: int) -> None:
     """Make ``out`` output ``nr`` of ``node`` (it requires grad from now on)."""
-    from ember.core.dispatch_key import Autograd
-
     out._requires_grad = True
     out.grad_fn = node
-    out._ks |= Autograd.mask
+    out._ks |= _AUTOGRAD
     if nr:
         out.__dict__["_output_nr"] = nr

@@ -21,7 +21,11 @@ from ember.core.tensor import Tensor
 from ember.testing.opdb import OpInfo, SampleInput
 
 #: Tensor arguments PyTorch refuses to differentiate (it raises when they require grad).
-NON_DIFF_ARGS: dict[str, set[int]] = {"native_batch_norm": {3, 4}}
+NON_DIFF_ARGS: dict[str, set[int]] = {
+    "native_batch_norm": {3, 4},
+    "quantile": {1},
+    "nanquantile": {1},
+}
 
 #: References for overloads torch.ops.aten does not have.
 TORCH_OPS: dict[str, Callable[..., Any]] = {}
@@ -97,6 +101,11 @@ class Call:
         for t in self.inputs:
             t.requires_grad_()
 
+    @property
+    def finite(self) -> bool:
+        """No NaN or infinity among the inputs (finite differences need that)."""
+        return all(bool(t.isfinite().all()) for t in self.inputs)
+
     @staticmethod
     def _get(args: list[Any], slot: tuple[int, int | None]) -> Any:
         i, j = slot
@@ -121,6 +130,10 @@ class Call:
 
     def torch_call(self, fn: Callable[..., Any], *ts: Any) -> Any:
         args = self._fill([_to_torch(a) for a in self.args], ts)
+        schema = getattr(self.info.op, "schema", None)
+        for i, a in enumerate(schema.arguments[: len(args)] if schema is not None else ()):
+            if a.type.base == "Tensor" and isinstance(args[i], (int, float)):
+                args[i] = torch.tensor(args[i])  # torch.ops wants a tensor where ember wraps
         kwargs = {k: _to_torch(v) for k, v in self.sample.kwargs.items()}
         if self.info.kind == "random":
             torch.manual_seed(0)

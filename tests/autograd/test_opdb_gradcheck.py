@@ -73,6 +73,8 @@ def _outputs(out: Any) -> list[Any]:
 
 def _np(t: Any) -> np.ndarray:
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():  # sgn's gradient: PyTorch's symbolic zeros
+            return np.zeros(tuple(t.shape))
         return t.detach().numpy()
     return np.array(t.detach().numpy(), dtype=np.float64)
 
@@ -88,19 +90,23 @@ def test_the_database_has_differentiable_entries_of_every_kind() -> None:
 def test_gradcheck(info: OpInfo) -> None:
     checked = 0
     for c in calls(info):
+        if not c.finite:
+            continue  # NaN/inf samples: compared with PyTorch below, not with differences
         out = _outputs(c(*c.inputs))
         if out[0].dtype != ember.float64:
             continue  # copy_ into float32 or int64: finite differences need float64 outputs
-        assert any(isinstance(o, Tensor) and o.requires_grad for o in out), c.sample.desc
+        assert any(o.requires_grad for o in out if isinstance(o, Tensor)) or not out[0].numel()
         assert gradcheck(c, c.inputs), c.sample.desc
         checked += 1
-    assert checked, f"{info.name}: no float64 sample to check"
+    if not checked:  # a Composite is labelled by its inputs; this one returns bool or ints
+        pytest.skip(f"{info.name}: no sample has a float64 output")
 
 
 @pytest.mark.parametrize("name", sorted(GRADGRAD))
 def test_gradgradcheck(name: str) -> None:
     info = next(i for i in DIFF if i.name == name)
-    todo = [c for c in calls(info) if all(t.numel() for t in c.inputs)][: GRADGRAD[name]]
+    todo = [c for c in calls(info) if c.finite and all(t.numel() for t in c.inputs)]
+    todo = todo[: GRADGRAD[name]]
     assert todo
     for c in todo:
         assert gradgradcheck(c, c.inputs), c.sample.desc
@@ -140,7 +146,9 @@ def test_gradients_match_torch(info: OpInfo) -> None:
             gt = torch.autograd.grad(
                 [b for _, b in outs], t_inputs, [torch.tensor(g) for g in gos], allow_unused=True
             )
-        except NotImplementedError as err:  # acosh_: PyTorch has no in-place derivative
+        except (NotImplementedError, RuntimeError) as err:  # acosh_: PyTorch has no formula
+            if "not implemented" not in str(err):
+                raise
             pytest.skip(f"PyTorch: {err}")
         for k, (a, b) in enumerate(zip(ge, gt)):
             if b is None or a is None:  # no gradient flows: the other side is None or zeros
@@ -174,7 +182,9 @@ def test_node_names_and_edges_match_torch(info: OpInfo) -> None:
         try:
             if t.requires_grad:
                 torch.autograd.grad(t.sum(), t_inputs, allow_unused=True)
-        except NotImplementedError as err:  # PyTorch's node is a "not implemented" one
+        except (NotImplementedError, RuntimeError) as err:  # a "not implemented" node
+            if "not implemented" not in str(err):
+                raise
             pytest.skip(f"PyTorch: {err}")
         if info.name == "matmul":  # PyTorch's matmul is several nodes; ember's one names the last
             assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__, c.sample.desc
@@ -184,8 +194,8 @@ def test_node_names_and_edges_match_torch(info: OpInfo) -> None:
 
 @pytest.mark.parametrize("info", F64, ids=_ids)
 def test_differentiability_matches_torch(info: OpInfo) -> None:
-    """Outputs require grad exactly when PyTorch's do, and an operator whose gradient
-    PyTorch computes has one in ember (``differentiable`` in the database)."""
+    """Outputs require grad exactly when PyTorch's do, and where PyTorch computes a
+    gradient ember computes the same one (no missing formula)."""
     fn = torch_op(info)
     if fn is None or info.name.endswith(".out"):
         pytest.skip("no torch overload to compare with")
@@ -199,7 +209,14 @@ def test_differentiability_matches_torch(info: OpInfo) -> None:
         if not b.requires_grad or not b.numel():
             continue
         try:
-            torch.autograd.grad(b.sum(), t_inputs, allow_unused=True)
-        except (NotImplementedError, RuntimeError):  # PyTorch has no formula either
+            want = torch.autograd.grad(b.sum(), t_inputs, allow_unused=True)
+        except (NotImplementedError, RuntimeError) as err:  # PyTorch has no formula either
+            if "not implemented" not in str(err):
+                raise
             continue
-        assert info.differentiable, f"{c.sample.desc}: PyTorch differentiates {info.name}"
+        got = ember.autograd.grad(a.sum(), c.inputs, allow_unused=True)
+        for g, w in zip(got, want):
+            if w is None or g is None:
+                assert (g is None or not _np(g).any()) and (w is None or not _np(w).any())
+            else:
+                np.testing.assert_allclose(_np(g), _np(w), rtol=1e-5, atol=1e-8)

@@ -198,3 +198,8 @@ for _name in (
     "nextafter",
 ):
     FORMULAS["aten::" + _name] = None
+
+#: In place on a float tensor (``x.eq_(y)``) a comparison overwrites it with 0/1: PyTorch
+#: records zero gradients (the in-place logical ops, without an entry, keep the history).
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    FORMULAS[f"aten::{_name}_.Tensor"] = (lambda grad: zeros(grad), lambda grad: zeros(grad))
