@@ -171,7 +171,7 @@ def randint_like(input: Tensor, low: int = 0, high: Any = None, **kw: Any) -> Te
     requires_grad = kw.pop("requires_grad", False)
     if high is None:
         low, high = 0, low
-    out = ops.aten.randint_like.low_dtype(input, low, high, **kw)
+    out = ops.aten.randint_like.low_generator_dtype(input, low, high, **kw)
     return out.requires_grad_(True) if requires_grad else out  # type: ignore[no-any-return]
 
 

@@ -140,7 +140,7 @@ def tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list[int], list[int
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        return list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        return list(range(-dims, 0)), list(range(dims))
     da, db = dims
     da = [da] if isinstance(da, int) else list(da)
     db = [db] if isinstance(db, int) else list(db)

@@ -157,12 +157,9 @@ def normal_float_float(mean: float, std: float, size: Any, generator: Any = None
 
 
 # -- factories ------------------------------------------------------------------------------------
-def randint_like(self: Tensor, low: int, high: Any = None, generator: Any = None,
+def randint_like(self: Tensor, low: int, high: int, generator: Any = None,
                  dtype: Any = None, layout: Any = None, device: Any = None,
                  pin_memory: Any = None, memory_format: Any = None) -> Tensor:  # fmt: skip
-    """``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
-    if high is None:
-        low, high = 0, low
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"

@@ -80,6 +80,29 @@ def _strided(grad: Any, self_geometry: Any, result_geometry: Any) -> Any:
     return g
 
 
+def _zeros(grad: Any) -> Any:
+    return grad.new_zeros(grad.shape)
+
+
+def _zeros_to(arg: str) -> Any:
+    """Zeros shaped like argument ``arg`` (the output broadcasts mean and std)."""
+
+    def rule(grad: Any, **shapes: Any) -> Any:
+        return grad.new_zeros(shapes[f"{arg}_shape"])
+
+    rule.__signature__ = _signature(arg)  # type: ignore[attr-defined]
+    return rule
+
+
+def _signature(arg: str) -> Any:
+    import inspect
+
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [inspect.Parameter("grad", kind), inspect.Parameter(f"{arg}_shape", kind)]
+    )
+
+
 _RESHAPE = (lambda grad, self_shape: grad.reshape(self_shape),)
 _STRIDED = (_strided,)
 _SAME = (lambda grad: grad,)
@@ -131,6 +154,10 @@ FORMULAS: dict[str, Any] = {
     "aten::diagonal": _STRIDED,
     "aten::view.dtype": None,
     "aten::detach": None,
+    # -- sampling: PyTorch's normal() is not reparameterised: zero gradients ----------------
+    "aten::normal.Tensor_float": (_zeros,),
+    "aten::normal.float_Tensor": (_zeros,),
+    "aten::normal.Tensor_Tensor": (_zeros_to("mean"), _zeros_to("std")),
     # -- copies (the engine casts the gradient back to the input's dtype and device) -----------
     "aten::clone": _SAME,
     "aten::contiguous": _SAME,
