@@ -81,7 +81,7 @@ from ember.serialization import load, save
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator")
 
 
 def __getattr__(name: str) -> Any:
@@ -176,6 +176,9 @@ __all__ = sorted(
         "optim",
         "utils",
         "linalg",
+        "cuda",
+        "backends",
+        "accelerator",
     ]
     + sorted(_builtins.functions)
 )

@@ -1,0 +1,34 @@
+"""``ember.backends``: PyTorch's ``torch.backends`` switches, for scripts that set them.
+
+Training scripts flip ``torch.backends.cudnn.benchmark = True`` or ask
+``torch.backends.mps.is_available()`` before choosing a device. ember has no cuDNN, MPS or
+MKL-DNN of its own (a device plugin brings its own kernels), so these are plain
+attributes that keep the values a script sets, and availability queries that answer from
+the installed device plugins. Nothing here changes how ember computes.
+
+Examples:
+    >>> import ember
+    >>> ember.backends.cudnn.benchmark = True
+    >>> ember.backends.mps.is_available()
+    False
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ember.backends import cudnn, mps
+
+__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp"]
+
+
+def _false() -> bool:
+    return False
+
+
+cuda = SimpleNamespace(
+    is_built=lambda: False,
+    matmul=SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True),
+)
+mkldnn = SimpleNamespace(is_available=_false, enabled=False)
+openmp = SimpleNamespace(is_available=lambda: True)
