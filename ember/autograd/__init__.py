@@ -1,7 +1,8 @@
 """``ember.autograd``: reverse-mode automatic differentiation.
 
 Owns grad mode, the graph (``Node``), the engine (``backward``, ``grad``), custom
-``Function``s, ``gradcheck`` and the formula sets (``ember.autograd.formulas``).
+``Function``s, ``gradcheck``, ``functional`` (jacobian, hessian, vjp, jvp) and the
+formula sets (``ember.autograd.formulas``).
 The Autograd dispatch key has one generic kernel (``ember.autograd.kernel``).
 
 Must always hold: importing this package loads no formula set and registers no
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import threading
 
+from ember.autograd import functional
 from ember.autograd.engine import backward, grad
 from ember.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from ember.autograd.grad_mode import (
@@ -51,6 +53,7 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "Node",
+    "functional",
 ]
 
 _loaded = False
