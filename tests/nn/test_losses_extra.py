@@ -338,3 +338,68 @@ def test_loss_errors():
         F.multilabel_margin_loss(z(3, 2), ember.tensor([0, 1, 1]))
     with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
         F.poisson_nll_loss(z(3), z(3), reduction="foo")
+
+
+def _ctc_case(fmt):
+    t_steps, n, c = 12, 4, 6
+    logits = RNG.standard_normal((t_steps, n, c))
+    tl = np.array([3, 5, 0, 4])
+    il = np.array([12, 9, 7, 6])
+    tg2 = RNG.integers(1, c, (n, 5))
+    tg2[1, 1] = tg2[1, 0]  # a repeated label needs a blank between its copies
+    tg = tg2 if fmt == "2d" else np.concatenate([tg2[i, : tl[i]] for i in range(n)])
+    return logits, tg, il, tl
+
+
+@pytest.mark.parametrize("fmt", ["2d", "1d"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_ctc_loss_matches_torch(fmt, reduction):
+    logits, tg, il, tl = _ctc_case(fmt)
+
+    def e_fn(x):
+        lp = F.log_softmax(x, 2)
+        return F.ctc_loss(
+            lp, ember.from_numpy(tg), ember.from_numpy(il), tl.tolist(), reduction=reduction
+        )
+
+    def t_fn(x):
+        lp = torch.log_softmax(x, 2)
+        il_t, tl_t = tuple(il.tolist()), tuple(tl.tolist())
+        return TF.ctc_loss(lp, torch.from_numpy(tg), il_t, tl_t, reduction=reduction)
+
+    # Gradients w.r.t. the logits (PyTorch's kernel gradient is only right after log_softmax).
+    check(e_fn, t_fn, logits)
+    e_mod, t_mod = nn.CTCLoss(reduction=reduction), torch.nn.CTCLoss(reduction=reduction)
+    check(
+        lambda x, *r: e_mod(F.log_softmax(x, 2), *r),
+        lambda x, *r: t_mod(torch.log_softmax(x, 2), *r),
+        RNG.standard_normal((5, 2, 3)),
+        np.array([[1, 2], [2, 0]]),
+        np.array([5, 4]),
+        np.array([2, 1]),
+        grad_mask=[1, 0, 0, 0],
+    )
+
+
+def test_ctc_loss_impossible_alignment_and_zero_infinity():
+    logits = RNG.standard_normal((4, 2, 3))
+    tg, il, tl = np.array([[1, 1, 2], [1, 2, 1]]), np.array([4, 2]), np.array([3, 3])
+    e = F.ctc_loss(
+        F.log_softmax(ember.from_numpy(logits), 2), ember.from_numpy(tg), il, tl, reduction="none"
+    )
+    assert np.isfinite(e.numpy()[0]) and np.isinf(e.numpy()[1])
+    x = ember.from_numpy(logits.copy()).requires_grad_()
+    tx = torch.from_numpy(logits.copy()).requires_grad_()
+    e = F.ctc_loss(F.log_softmax(x, 2), ember.from_numpy(tg), il, tl, zero_infinity=True)
+    t = TF.ctc_loss(
+        torch.log_softmax(tx, 2),
+        torch.from_numpy(tg),
+        torch.from_numpy(il),
+        torch.from_numpy(tl),
+        zero_infinity=True,
+    )
+    np.testing.assert_allclose(e.item(), t.item())
+    e.backward(), t.backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 4"):
+        F.ctc_loss(ember.zeros(4, 2, 3), ember.from_numpy(tg), [5, 4], tl)

@@ -10,6 +10,7 @@ from ember.nn.functional import (
     _activation,
     _attention,
     _conv,
+    _ctc,
     _distance,
     _dropout,
     _embedding,
@@ -24,6 +25,7 @@ from ember.nn.functional import (
 from ember.nn.functional._activation import *  # noqa: F403
 from ember.nn.functional._attention import *  # noqa: F403
 from ember.nn.functional._conv import *  # noqa: F403
+from ember.nn.functional._ctc import *  # noqa: F403
 from ember.nn.functional._distance import *  # noqa: F403
 from ember.nn.functional._dropout import *  # noqa: F403
 from ember.nn.functional._embedding import *  # noqa: F403
@@ -39,7 +41,7 @@ __all__ = [
     name
     for module in (
         _activation, _layers, _dropout, _norm, _embedding, _conv, _pooling, _volumetric, _sampling,
-        _distance, _loss, _loss_extra, _attention,
+        _distance, _loss, _loss_extra, _ctc, _attention,
     )
     for name in module.__all__
 ]  # fmt: skip

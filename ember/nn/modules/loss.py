@@ -20,7 +20,7 @@ __all__ = [
     "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
     "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
     "MultiLabelMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PoissonNLLLoss",
-    "GaussianNLLLoss",
+    "GaussianNLLLoss", "CTCLoss", "NLLLoss2d",
 ]  # fmt: skip
 
 
@@ -315,3 +315,34 @@ class GaussianNLLLoss(_Loss):
         return F.gaussian_nll_loss(
             input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
         )
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of NLLLoss (which handles (N, C, H, W) input)."""
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss over (T, N, C) log-probabilities.
+
+    Examples:
+        >>> import ember
+        >>> ctc = ember.nn.CTCLoss()
+        >>> lp = ember.full((3, 1, 2), 0.5).log()
+        >>> round(ctc(lp, ember.tensor([[1]]), [3], [1]).item(), 4)
+        0.2877
+    """
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+            self.zero_infinity,
+        )  # fmt: skip
