@@ -124,6 +124,9 @@ def _db() -> tuple[OpInfo, ...]:
     from ember.testing._opdb_math import math_infos
 
     infos.extend(math_infos())
+    from ember.testing._opdb_shape import shape_infos
+
+    infos.extend(shape_infos())
     return tuple(infos)
 
 
