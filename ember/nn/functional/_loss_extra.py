@@ -158,7 +158,7 @@ def multilabel_margin_loss(
     c = x.shape[1]
     if t.numel() and bool(((t < -1) | (t >= c)).any()):
         raise RuntimeError("target out of range")
-    valid = (t != -1).to(ember.int64).cumprod(1) > 0  # entries before the first -1
+    valid = ember.ne(t, -1).to(ember.int64).cumprod(1) > 0  # entries before the first -1
     safe = ember.where(valid, t, ember.zeros_like(t))
     hits = ember.zeros(x.shape, dtype=ember.int64, device=x.device)
     hits = hits.scatter_add(1, safe, valid.to(ember.int64))
@@ -264,19 +264,20 @@ def gaussian_nll_loss(
         if float(var) < 0:
             raise ValueError("var has negative entry/entries")
         var = ember.full(input.shape, float(var), dtype=input.dtype, device=input.device)
-    if tuple(var.shape) != tuple(input.shape):
-        if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = var.unsqueeze(-1)
-        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+    v: Tensor = var
+    if tuple(v.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(v.shape):
+            v = v.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(v.shape[:-1]) and v.shape[-1] == 1):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not valid")
-    if var.numel() and bool((var < 0).any()):
+    if v.numel() and bool((v < 0).any()):
         raise ValueError("var has negative entry/entries")
     # PyTorch clamps a copy of var under no_grad: the gradient passes as if unclamped.
-    var = var + (var.clamp(min=eps) - var).detach()
+    v = v + (v.clamp(min=eps) - v).detach()
     d = input - target
-    loss = 0.5 * (var.log() + d * d / var)
+    loss = 0.5 * (v.log() + d * d / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)

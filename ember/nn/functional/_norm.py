@@ -49,9 +49,9 @@ def instance_norm(
     out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
     if use_input_stats:
         with no_grad():
-            if running_mean is not None:
+            if running_mean is not None and rm is not None:
                 running_mean.copy_(rm.reshape(n, c).mean(0))
-            if running_var is not None:
+            if running_var is not None and rv is not None:
                 running_var.copy_(rv.reshape(n, c).mean(0))
     return out.reshape(input.shape)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import ember
 from ember.core.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -76,10 +77,9 @@ class _ModuleExtras:
 
     def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
         """Move parameters and buffers to ``device`` without copying their values."""
-        import ember
 
         def fresh(t: Tensor) -> Tensor:
-            return ember.empty_like(t, device=device)
+            return ember.empty(tuple(t.shape), dtype=t.dtype, device=device)
 
         return self._apply(fresh)  # type: ignore[attr-defined, no-any-return]
 

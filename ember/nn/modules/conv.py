@@ -134,7 +134,7 @@ class _ConvNd(Module):
     def _conv(self, fn: Any, input: Tensor) -> Tensor:
         """``fn`` (F.conv1d/2d/3d) with this layer's arguments; a non-zero ``padding_mode``
         pads first with ``F.pad`` and convolves unpadded, as PyTorch does."""
-        padding = self.padding
+        padding: Any = self.padding
         if self.padding_mode != "zeros":
             input = F.pad(input, self._reversed_padding(), _PADDING_MODES[self.padding_mode])
             padding = 0

@@ -241,6 +241,7 @@ class RNNBase(Module):
                 state = states[layer * directions + d]
                 seq = []
                 for i, xp in enumerate(steps):
+                    new: tuple[Tensor, ...]
                     if self.mode == "LSTM":
                         new = _lstm_cell(xp, state[0], state[1], w_hh_t, b_hh, w_hr_t)
                     elif self.mode == "GRU":
