@@ -306,3 +306,28 @@ def test_no_warnings_from_plain_layers():
         warnings.simplefilter("error")
         nn.Dropout2d(0.5)(ember.ones(2, 3, 4, 4))
         nn.InstanceNorm2d(3)(ember.randn(2, 3, 4, 4))
+
+
+def test_module_lookups_and_casts_like_torch():
+    def make(m):
+        return m.Sequential(m.Linear(2, 3), m.BatchNorm1d(3))
+
+    e, t = make(nn), make(torch.nn)
+    assert tuple(e.get_parameter("0.weight").shape) == tuple(t.get_parameter("0.weight").shape)
+    assert tuple(e.get_buffer("1.running_mean").shape) == (3,)
+    for fn, msg in [
+        (lambda m: m.get_parameter("0.foo"), "Linear has no attribute `foo`"),
+        (lambda m: m.get_buffer("1.weight"), "`weight` is not a buffer"),
+        (lambda m: m.get_parameter("1.running_mean"), "`running_mean` is not an nn.Parameter"),
+    ]:
+        with pytest.raises(AttributeError, match=msg):
+            fn(e)
+        with pytest.raises(AttributeError, match=msg):
+            fn(t)
+    e.set_submodule("0", nn.ReLU())
+    assert isinstance(e[0], nn.ReLU)
+    assert e.type(ember.float64).get_buffer("1.running_var").dtype == ember.float64
+    assert e.bfloat16()[1].weight.dtype == ember.bfloat16
+    assert e.share_memory() is e and e.compile() is None
+    fresh = nn.Linear(2, 2).to_empty(device="cpu")
+    assert fresh.weight.shape == (2, 2) and isinstance(fresh.weight, nn.Parameter)
