@@ -1,7 +1,8 @@
 """``ember.nn.utils``: gradient clipping, parameter/vector conversion, weight and spectral
-normalisation, ``skip_init`` and ``rnn`` packing."""
+normalisation (hooks, or ``parametrizations`` over ``parametrize``), ``skip_init`` and
+``rnn`` packing."""
 
-from ember.nn.utils import rnn
+from ember.nn.utils import parametrizations, parametrize, rnn
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -20,6 +21,8 @@ from ember.nn.utils.weight_norm import (
 
 __all__ = [
     "rnn",
+    "parametrize",
+    "parametrizations",
     "clip_grad_norm_",
     "clip_grad_norm",
     "clip_grad_value_",
