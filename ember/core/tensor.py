@@ -165,11 +165,26 @@ class Tensor:
         # Operator methods (add, exp, fill_, ...) are bound from ops.yaml at import.
         def __getattr__(self, name: str) -> Any: ...
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        raise TypeError(
-            "ember.Tensor cannot be constructed directly; use ember.tensor(data), "
-            "ember.empty(size) or another factory function"
-        )
+    def __new__(cls, *args: Any, device: Any = None) -> Tensor:
+        """PyTorch's legacy constructor: ``Tensor(2, 3)`` is uninitialised, ``Tensor([1, 2])``
+        copies data; both in the default dtype (``nn.Parameter(torch.Tensor(out, in))``)."""
+        if cls is not Tensor:
+            raise TypeError(
+                f"{cls.__name__} cannot be constructed directly; use ember.tensor(data), "
+                "ember.empty(size) or another factory function"
+            )
+        return _legacy_new(args, dt.get_default_dtype(), device, "Tensor")
+
+    def new(self, *args: Any, device: Any = None) -> Tensor:
+        """Legacy ``x.new(2, 3)`` / ``x.new([1, 2])``: like ``Tensor(...)`` in x's dtype and device.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.zeros(2, dtype=ember.float64)
+            >>> x.new(3, 4).shape, x.new([1, 2]).dtype
+            (ember.Size([3, 4]), ember.float64)
+        """
+        return _legacy_new(args, self._dtype, device or self._device, "new")
 
     # -- metadata -----------------------------------------------------------------------------
     @property
@@ -232,6 +247,32 @@ class Tensor:
     @property
     def is_cpu(self) -> bool:
         return self._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    # PyTorch's layout/flavour flags: ember tensors are always dense and strided.
+    is_sparse = False
+    is_quantized = False
+    is_nested = False
+    is_mkldnn = False
+
+    def is_signed(self) -> bool:
+        return self._dtype.name not in ("uint8", "bool")
+
+    def is_inference(self) -> bool:
+        return False
+
+    def is_pinned(self) -> bool:
+        return False
+
+    def is_shared(self) -> bool:
+        return False
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
 
     def is_floating_point(self) -> bool:
         return self._dtype.category == dt.FLOAT
@@ -521,6 +562,25 @@ class Tensor:
 
     __str__ = __repr__
 
+    # numpy defers binary operators to the tensor (``np.float32(2) * t`` is a Tensor).
+    __array_priority__ = 1000
+
+    def __format__(self, spec: str) -> str:
+        if not self._shape and self._device.type != "meta":
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def __contains__(self, element: Any) -> bool:
+        if not isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool)):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((self == element).any().item())
+
+    def __reversed__(self) -> Tensor:
+        return self if not self._shape else self.flip(0)
+
     def __len__(self) -> int:
         if not self._shape:
             raise TypeError("len() of a 0-d tensor")
@@ -640,9 +700,27 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self.to("cpu")
 
-    def type(self, dtype: Any = None) -> Any:
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+        """Copy to a CUDA device; needs a ``cuda`` device plugin (see ``ember.cuda``)."""
+        from ember import cuda
+
+        cuda._require()
+        idx = device if isinstance(device, builtins.int) else None
+        target = _device_type("cuda", idx) if device is None or idx is not None else device
+        return self.to(target, non_blocking=non_blocking)
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        raise RuntimeError(
+            "Cannot access accelerator device when none is available: pin_memory() needs a "
+            "device plugin with pinned host memory; ember's tensors are used from host memory "
+            "as they are"
+        )
+
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
         if dtype is None:
             return f"ember.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
+        if isinstance(dtype, str):
+            dtype = _legacy_dtype(dtype)
         return self.to(dtype)
 
     def float(self) -> Tensor:
@@ -850,6 +928,42 @@ _LEGACY_NAMES = {
     "uint8": "ByteTensor",
     "bool": "BoolTensor",
 }
+
+
+_LEGACY_DTYPES = {v: k for k, v in _LEGACY_NAMES.items()}
+
+
+def _legacy_dtype(name: str) -> dt.dtype:
+    """``'ember.DoubleTensor'`` (or ``'torch.DoubleTensor'``) -> ``ember.float64``."""
+    short = name.rsplit(".", 1)[-1]
+    if short not in _LEGACY_DTYPES or not name.startswith(("ember.", "torch.")):
+        raise ValueError(f"invalid type: '{name}'")
+    return getattr(dt, _LEGACY_DTYPES[short].replace("bool", "bool_"))  # type: ignore[no-any-return]
+
+
+def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> Tensor:
+    """The legacy constructors ``Tensor(*sizes)``, ``Tensor(data)`` and ``x.new(...)``."""
+    from ember.core.api import empty
+    from ember.core.factories import tensor
+
+    if not args:
+        return empty(0, dtype=dtype, device=dev)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):
+        if first._dtype is not dtype:
+            raise TypeError(f"{what}(): expected a {dtype} tensor as data, got {first._dtype}")
+        return first if dev is None else first.to(dev)
+    if builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args) or (
+        len(args) == 1 and isinstance(first, Size)
+    ):
+        return empty(_shape_args(args), dtype=dtype, device=dev)
+    if len(args) == 1 and isinstance(first, (list, tuple, np.ndarray)):
+        return tensor(first, dtype=dtype, device=dev)
+    raise TypeError(
+        f"{what}(): data must be a sequence or sizes must be ints (got "
+        + ", ".join(type(a).__name__ for a in args)
+        + ")"
+    )
 
 
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
