@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember.autograd.grad_mode import no_grad, set_grad_enabled
-from ember.autograd.node import AccumulateGrad, Node, accumulator
+from ember.autograd.node import AccumulateGrad, Node, accumulator, edge_of
 from ember.core.tensor import Tensor
 
 __all__ = ["backward", "grad", "run_backward", "fix_layout", "sum_to"]
@@ -94,9 +94,8 @@ def _root_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]
 
 
 def _edge(t: Tensor) -> tuple[Node, int]:
-    if t.grad_fn is not None:
-        return (t.grad_fn, t.__dict__.get("_output_nr", 0))
-    return (accumulator(t), 0)
+    e = edge_of(t)
+    return e if e is not None else (accumulator(t), 0)
 
 
 def run_backward(

@@ -48,7 +48,7 @@ from typing import Any
 
 from ember.autograd import _names, formulas
 from ember.autograd.copy_slices import copy_slices, geometry
-from ember.autograd.node import Node, SavedTensor, edge_of, mark, meta_of
+from ember.autograd.node import Node, SavedTensor, edge_of, mark, meta_of, short_name
 from ember.core.dispatch_key import COMPOSITE, Autograd
 from ember.core.dtype import FLOAT
 from ember.core.tensor import Tensor
@@ -85,6 +85,10 @@ class OpInfo:
     is_list: list[bool] | None = None
     #: the operator returns a ``Tensor[]`` whose elements are all differentiable outputs
     multi: bool = False
+    #: schema argument name -> position
+    index: dict[str, int] = field(default_factory=dict)
+    #: what the rules read when every input needs a gradient
+    needed: frozenset[str] = frozenset()
 
 
 _infos: dict[OpOverload, OpInfo] = {}
@@ -163,6 +167,11 @@ def _info(op: OpOverload) -> OpInfo:
             diff = getattr(rule, "inputs", None)
             if diff is not None:
                 info.keep = [k for k, i in enumerate(pos) if info.names[i] in diff]
+    info.index = {n: i for i, n in enumerate(info.names)}
+    if info.joint is not None:
+        info.needed = frozenset(info.joint[1])
+    else:
+        info.needed = frozenset(n for r in info.rules for n in r[1])
     _infos[op] = info
     return info
 
@@ -236,8 +245,6 @@ def _kept(op: OpOverload, info: OpInfo, edges: list[Any]) -> list[Any]:
 
 def _inputs(info: OpInfo, args: tuple[Any, ...]) -> list[Any]:
     """The argument behind each edge (list elements flattened), in edge order."""
-    if info.keep is None and info.is_list is None:
-        return [args[i] for i in info.tensor_pos]
     keep = range(len(info.tensor_pos)) if info.keep is None else info.keep
     out: list[Any] = []
     for k in keep:
@@ -256,20 +263,26 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
             f"{op.schema.name.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    metas = [meta_of(a) if isinstance(a, Tensor) else None for a in _inputs(info, args)]
+    ins = (
+        map(args.__getitem__, info.tensor_pos)
+        if counts is None and info.keep is None
+        else _inputs(info, args)
+    )
+    metas = [meta_of(a) if isinstance(a, Tensor) else None for a in ins]
     self = args[0] if info.inplace else None
     view_base = None
     if self is not None:
         _check_inplace(self)
         view_base = self._base
-    needed = _needed_names(info, edges, counts)
+    needed = info.needed if None not in edges else _needed_names(info, edges, counts)
     saved: dict[str, Any] = {}
-    values = dict(zip(info.names, args))
+    index = info.index
     for name in needed:
         if name.startswith("result"):
             continue
-        if name in values:
-            v = values[name]
+        i = index.get(name)
+        if i is not None:
+            v = args[i]
             if isinstance(v, Tensor):
                 if self is not None and v is self:
                     v = v.clone()  # the op overwrites it; keep the value the formula needs
@@ -277,15 +290,13 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
             else:
                 saved[name] = tuple(v) if isinstance(v, list) else v
         else:
-            saved[name] = _meta_value(name, values)
+            saved[name] = _meta_value(name, dict(zip(info.names, args)))
     base_edge = edge_of(view_base) if view_base is not None else None
     base_geo = geometry(view_base) if view_base is not None else None
     with exclude_keys(_MASK):
         out = op.redispatch(ks, *args)
-    if self is None and type(out) is Tensor:
-        for i in info.tensor_pos:  # ``contiguous`` of a contiguous tensor returns the input:
-            if out is args[i]:  # it keeps its own history
-                return out
+    if out is args[0] and self is None:  # ``contiguous`` of a contiguous tensor returns its
+        return out  # input, which keeps its own history
     cls = info.node_cls if info.variant is None else info.variant[0][info.variant[1](args, out)]
     node = cls()
     node.op = op  # type: ignore[attr-defined]
@@ -331,7 +342,7 @@ def _check_inplace(self: Tensor) -> None:
         )
     if fn is not None and fn.multi_output_view:
         raise RuntimeError(
-            f"Output {self.output_nr} of {fn.name()} is a view and is being modified inplace. "
+            f"Output {self.output_nr} of {short_name(fn)} is a view and is being modified inplace. "
             "This view is the output of a function that returns multiple views. Such functions "
             "do not allow the output views to be modified inplace. You should replace the "
             "inplace operation by an out-of-place one."

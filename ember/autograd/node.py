@@ -43,6 +43,8 @@ __all__ = [
     "accumulator",
     "mark",
     "meta_of",
+    "regenerate",
+    "short_name",
 ]
 
 Edge = tuple["Node", int] | None
@@ -167,7 +169,7 @@ class SavedTensor:
             # node for a saved output), without its "Backward<n>" suffix.
             fn = node if self.is_output else t.grad_fn
             nr = 0 if self.is_output else t.__dict__.get("_output_nr", 0)
-            which = f", which is output {nr} of {_short(fn.name())}," if fn is not None else ""
+            which = f", which is output {nr} of {short_name(fn)}," if fn is not None else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [ember.{kind} {list(t._shape)}]{which} is at version "
@@ -178,7 +180,9 @@ class SavedTensor:
         return t
 
 
-def _short(name: str) -> str:
+def short_name(node: Node) -> str:
+    """``Mul`` for ``MulBackward0``: how PyTorch's error messages name a node."""
+    name = node.name()
     i = name.rfind("Backward")
     return name[:i] if i > 0 else name
 
@@ -204,13 +208,57 @@ def accumulator(t: Tensor) -> AccumulateGrad:
 
 
 def edge_of(t: Any) -> Edge:
-    """Where the gradient for input ``t`` flows (None when it needs none)."""
+    """Where the gradient for input ``t`` flows (None when it needs none).
+
+    A view whose storage changed since its history was recorded (an in-place op on its
+    base or on another view of it) gets its history regenerated first (Note [Stale views]).
+    """
     fn = getattr(t, "grad_fn", None)
     if fn is not None:
-        return (fn, t.__dict__.get("_output_nr", 0))
+        d = t.__dict__
+        vv = d.get("_vv")
+        if vv is not None and vv != t._storage.version:
+            return (regenerate(t), 0)
+        return (fn, d.get("_output_nr", 0))
     if getattr(t, "_requires_grad", False):
         return (accumulator(t), 0)
     return None
+
+
+def regenerate(view: Tensor) -> Node:
+    """Note [Stale views]: the history of a view after its base changed in place.
+
+    A view's recorded history describes the values it had when it was made. When an
+    in-place op changes its storage afterwards (through the base or another view), its
+    values are now the base's, so, as in PyTorch, its ``grad_fn`` becomes an
+    ``AsStridedBackward0`` of the base's current history. ``mark`` stamps each view
+    output with its storage version (``_vv``); ``edge_of`` compares it when the view is
+    used, so this costs nothing until a view actually goes stale.
+    """
+    from ember.autograd.copy_slices import AsStridedBackward0, geometry
+
+    base = view._base
+    d = view.__dict__
+    old = view.grad_fn
+    if old is not None and old.multi_output_view:
+        raise RuntimeError(
+            f"Output {d.get('_output_nr', 0)} of {short_name(old)} is a view and its base or "
+            "another view of its base has been modified inplace. This view is the output of a "
+            "function that returns multiple views. Such functions do not allow the output "
+            "views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    d["_vv"] = view._storage.version
+    edge = edge_of(base) if base is not None else None
+    if edge is None or base is None:  # the base no longer has history to rebase onto
+        return view.grad_fn  # type: ignore[no-any-return]
+    node = AsStridedBackward0()
+    node.next_edges = [edge]
+    node.input_meta = [meta_of(base)]
+    node.metadata.update(view=geometry(view), base=geometry(base))
+    view.grad_fn = node
+    d.pop("_output_nr", None)
+    return node
 
 
 def meta_of(t: Tensor) -> Meta:
@@ -225,3 +273,5 @@ def mark(out: Tensor, node: Node, nr: int) -> None:
     out._ks |= _AUTOGRAD
     if nr:
         out.__dict__["_output_nr"] = nr
+    if out._base is not None:  # a view: remember the version its history describes
+        out.__dict__["_vv"] = out._storage.version

@@ -107,7 +107,7 @@ def test_outputs_of_multi_view_ops_cannot_be_modified_in_place() -> None:
     a, b = (x * 1).split(2)
     with pytest.raises(
         RuntimeError,
-        match=r"Output 1 of SplitBackward0 is a view and is being modified inplace. This view is "
+        match=r"Output 1 of Split is a view and is being modified inplace. This view is "
         r"the output of a function that returns multiple views.",
     ):
         b.mul_(2)

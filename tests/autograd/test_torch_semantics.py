@@ -133,3 +133,32 @@ def test_views_share_the_base_version_counter() -> None:
         a.add_(1)  # the base changes: v's saved value is stale
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             z.backward()
+
+
+def _stale_views(L: Any) -> list[Any]:
+    """Views made before an in-place op on their base (or on another view of it)."""
+    out = []
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 1
+    v1, v2 = a[:2], a[1:]
+    v2.mul_(2)  # changes v1[1] too
+    (v1 * v1).sum().backward()
+    out.append(x.grad.tolist())
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 1
+    v = a[1:]
+    a.mul_(3)  # the base itself
+    v.sum().backward()
+    out.append(x.grad.tolist())
+    x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    a = x.clone()
+    rows = a.unbind(0)
+    a.mul_(10)
+    with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view and its base or another "
+                       "view of its base has been modified inplace"):  # fmt: skip
+        (rows[0] * 1).sum().backward()
+    return out
+
+
+def test_views_made_before_an_inplace_op_follow_their_base() -> None:
+    assert _stale_views(ember) == _stale_views(torch)
