@@ -243,6 +243,31 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tenso
     return ops.aten.cat.default(list(tensors), axis if dim is None else dim)  # type: ignore[no-any-return]
 
 
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along an existing dim (``axis`` is numpy's name for it).
+
+    Examples:
+        >>> import ember
+        >>> ember.cat([ember.zeros(1, 2), ember.ones(1, 2)], axis=0).tolist()
+        [[0.0, 0.0], [1.0, 1.0]]
+    """
+    return ops.aten.cat.default(tensors, dim if axis is None else axis)  # type: ignore[no-any-return]
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of ``tensor`` in chunks of ``split_size_or_sections`` (an int, or a list of
+    sizes) along ``dim``.
+
+    Examples:
+        >>> import ember
+        >>> [t.tolist() for t in ember.split(ember.arange(5), [2, 3])]
+        [[0, 1], [2, 3, 4]]
+    """
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return tuple(ops.aten.split_with_sizes.default(tensor, split_size_or_sections, dim))
+    return tuple(ops.aten.split.Tensor(tensor, split_size_or_sections, dim))
+
+
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:  # fmt: skip
     """The p-norm distance between each pair of rows of ``x1`` and ``x2`` (batched).
@@ -344,6 +369,32 @@ def _scatter(inplace: bool) -> Callable[..., Tensor]:
     return scatter
 
 
+def _tuple_of(overload: str) -> Callable[..., tuple[Tensor, ...]]:
+    """The operator's list of views as a tuple, as PyTorch returns it."""
+    name, _, ov = overload.partition(".")
+
+    def fn(*args: Any, **kwargs: Any) -> tuple[Tensor, ...]:
+        return tuple(getattr(getattr(ops.aten, name), ov or "default")(*args, **kwargs))
+
+    fn.__name__ = name
+    fn.__doc__ = f"``{name}``: a tuple of views (see the ``{overload}`` operator)."
+    return fn
+
+
+def _tensor_split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return split(self, split_size, dim)
+
+
+_TUPLES = {
+    "chunk": "chunk",
+    "unbind": "unbind.int",
+    "hsplit": "hsplit.array",
+    "vsplit": "vsplit.array",
+    "dsplit": "dsplit.array",
+    "split_with_sizes": "split_with_sizes",
+}
+
+
 # -- methods with varargs --------------------------------------------------------------------------
 def _resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     return ops.aten.resize_.default(self, _shape_args(size))  # type: ignore[no-any-return]
@@ -372,6 +423,7 @@ def _movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **{name: _tuple_of(overload) for name, overload in _TUPLES.items()},
     "meshgrid": meshgrid,
     "atleast_1d": _atleast("atleast_1d"),
     "atleast_2d": _atleast("atleast_2d"),
@@ -391,6 +443,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "unique_consecutive": unique_consecutive,
     "tensor_split": tensor_split,
     "concatenate": concatenate,
+    "cat": cat,
+    "split": split,
     "cdist": cdist,
     "nonzero": nonzero,
     "where": where,
@@ -401,6 +455,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 METHODS: dict[str, Callable[..., Any]] = {
+    **{name: _tuple_of(overload) for name, overload in _TUPLES.items()},
+    "split": _tensor_split_method,
     **inplace_ops.METHODS,
     "repeat_interleave": _tensor_repeat_interleave,
     "resize_": _resize_,

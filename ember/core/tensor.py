@@ -754,28 +754,32 @@ class Tensor:
         return self.to(dt.bool_)
 
     # -- views with PyTorch's varargs forms ---------------------------------------------------
-    def view(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], dt.dtype):
-            return _ops().view.dtype(self, shape[0])
-        return _ops().view.default(self, _shape_args(shape))
+    # The varargs forms also take PyTorch's keyword (``x.view(size=...)``, ``x.flip(dims=...)``).
+    def view(self, *shape: Any, size: Any = None, dtype: Any = None) -> Tensor:
+        if dtype is not None or (len(shape) == 1 and isinstance(shape[0], dt.dtype)):
+            return _ops().view.dtype(self, dtype if dtype is not None else shape[0])
+        return _ops().view.default(self, _shape_args(shape if size is None else (size,)))
 
-    def reshape(self, *shape: Any) -> Tensor:
-        return _ops().reshape.default(self, _shape_args(shape))
+    def reshape(self, *shape: Any, **kw: Any) -> Tensor:
+        return _ops().reshape.default(self, _shape_args(_kw_args(shape, kw, "shape")))
 
-    def expand(self, *sizes: Any) -> Tensor:
-        return _ops().expand.default(self, _shape_args(sizes))
+    def expand(self, *sizes: Any, **kw: Any) -> Tensor:
+        return _ops().expand.default(self, _shape_args(_kw_args(sizes, kw, "size")))
 
-    def permute(self, *dims: Any) -> Tensor:
-        return _ops().permute.default(self, _shape_args(dims, "dims"))
+    def permute(self, *dims: Any, **kw: Any) -> Tensor:
+        return _ops().permute.default(self, _shape_args(_kw_args(dims, kw, "dims"), "dims"))
 
-    def repeat(self, *sizes: Any) -> Tensor:
-        return _ops().repeat.default(self, _shape_args(sizes, "repeats"))  # type: ignore[no-any-return]
+    def repeat(self, *sizes: Any, **kw: Any) -> Tensor:
+        reps = _shape_args(_kw_args(sizes, kw, "repeats"), "repeats")
+        return _ops().repeat.default(self, reps)  # type: ignore[no-any-return]
 
-    def tile(self, *dims: Any) -> Tensor:
-        return _ops().tile.default(self, _shape_args(dims, "dims"))  # type: ignore[no-any-return]
+    def tile(self, *dims: Any, **kw: Any) -> Tensor:
+        dims = _shape_args(_kw_args(dims, kw, "dims"), "dims")
+        return _ops().tile.default(self, dims)  # type: ignore[no-any-return]
 
-    def flip(self, *dims: Any) -> Tensor:
-        return _ops().flip.default(self, _shape_args(dims, "dims"))  # type: ignore[no-any-return]
+    def flip(self, *dims: Any, **kw: Any) -> Tensor:
+        dims = _shape_args(_kw_args(dims, kw, "dims"), "dims")
+        return _ops().flip.default(self, dims)  # type: ignore[no-any-return]
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         if dim is None and not keepdim and p == 2:
@@ -970,6 +974,16 @@ def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
     """``other <op> self`` for a Python scalar ``other``: structured ops wrap it themselves."""
     packet, overload = name.split(".")
     return getattr(getattr(_ops(), packet), overload)(other, self)  # type: ignore[no-any-return]
+
+
+def _kw_args(args: tuple[Any, ...], kw: dict[str, Any], name: str) -> tuple[Any, ...]:
+    """Varargs, or the one keyword PyTorch also accepts for them (``x.permute(dims=...)``)."""
+    if kw:
+        if set(kw) != {name} or args:
+            bad = next(k for k in kw if k != name) if set(kw) != {name} else name
+            raise TypeError(f"got an unexpected keyword argument '{bad}'")
+        return (kw[name],)
+    return args
 
 
 def _dims(dim: Any) -> Any:

@@ -78,7 +78,7 @@ def _solvable(*extra: tuple[int, ...]) -> Build:
         import ember
 
         a = make_tensor((2, 3, 3), dtype, dev, low=-1, high=1, generator=rng)
-        a = a + ember.eye(3, dtype=a.dtype, device=dev) * 4
+        a = a + ember.eye(3, dtype=a.dtype, device=dev).mul(4)
         more = tuple(make_tensor(s, dtype, dev, generator=rng) for s in extra)
         yield SampleInput((a, *more), {}, "batched")
 
@@ -134,7 +134,7 @@ def _masked_scatter_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleIn
 
 # -- numpy references ------------------------------------------------------------------------------
 def _np_searchsorted(bd: np.ndarray, v: np.ndarray, right: bool = False) -> np.ndarray:
-    side = "right" if right else "left"
+    side: Any = "right" if right else "left"
     if bd.ndim == 1:
         return np.searchsorted(bd, v, side=side)
     return np.stack([np.searchsorted(b, x, side=side) for b, x in zip(bd, v)])
@@ -178,7 +178,7 @@ def _np_slice_scatter(a: np.ndarray, s: np.ndarray, dim: int, start: Any, end: A
 
 def _np_select_scatter(a: np.ndarray, s: np.ndarray, dim: int, index: int) -> np.ndarray:
     out = a.copy()
-    idx = [slice(None)] * a.ndim
+    idx: list[Any] = [slice(None)] * a.ndim
     idx[dim] = index
     out[tuple(idx)] = s
     return out

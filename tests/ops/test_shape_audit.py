@@ -911,7 +911,43 @@ EINSUM = [
     ),
 ]
 
-CASES = JOIN + SPLIT + ORDER + GATHER + INDEX_OPS + MASKS + ADVANCED + SORTS + PAD + MATMUL + EINSUM
+KEYWORDS = [
+    ("x.flip(dims=)", lambda L, a: a.flip(dims=[0]), (X,), True),
+    ("x.permute(dims=)", lambda L, a: a.permute(dims=(1, 0)), (X,), True),
+    ("x.repeat(repeats=)", lambda L, a: a.repeat(repeats=(2, 1)), (X,), True),
+    ("x.tile(dims=)", lambda L, a: a.tile(dims=(2,)), (X,), True),
+    ("x.view(size=)", lambda L, a: a.view(size=(4, 3)), (X,), True),
+    ("x.view(dtype)", lambda L, a: a.view(L.int64), (X,), False),
+    ("x.reshape(shape=)", lambda L, a: a.reshape(shape=(4, 3)), (X,), True),
+    ("x.expand(size=)", lambda L, a: a[:1].expand(size=(3, 4)), (X,), True),
+    ("x.flip(bad=)", lambda L, a: a.flip(bad=[0]), (X,), False),
+    (
+        "split(split_size_or_sections=)",
+        lambda L, a: L.split(a, split_size_or_sections=2, dim=1),
+        (X,),
+        True,
+    ),
+    ("cat(axis=)", lambda L, a: L.cat([a, a], axis=1), (X,), True),
+    ("chunk returns a tuple", lambda L, a: type(a.chunk(2)).__name__, (X,), False),
+    ("split returns a tuple", lambda L, a: type(L.split(a, 2)).__name__, (X,), False),
+    ("unbind returns a tuple", lambda L, a: type(a.unbind(1)).__name__, (X,), False),
+    ("hsplit returns a tuple", lambda L, a: type(L.hsplit(a, 2)).__name__, (X,), False),
+]
+
+CASES = (
+    KEYWORDS
+    + JOIN
+    + SPLIT
+    + ORDER
+    + GATHER
+    + INDEX_OPS
+    + MASKS
+    + ADVANCED
+    + SORTS
+    + PAD
+    + MATMUL
+    + EINSUM
+)
 
 
 @pytest.mark.parametrize("fn, args, grad", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
