@@ -331,3 +331,50 @@ def test_module_lookups_and_casts_like_torch():
     assert e.share_memory() is e and e.compile() is None
     fresh = nn.Linear(2, 2).to_empty(device="cpu")
     assert fresh.weight.shape == (2, 2) and isinstance(fresh.weight, nn.Parameter)
+
+
+LAZY = [
+    ("LazyLinear", (4,), (2, 3)),
+    ("LazyConv1d", (4, 3), (2, 3, 7)),
+    ("LazyConv2d", (4, 3), (2, 3, 5, 5)),
+    ("LazyConv3d", (2, 2), (1, 3, 3, 3, 3)),
+    ("LazyConvTranspose1d", (4, 3, 2), (2, 3, 5)),
+    ("LazyConvTranspose2d", (4, 3, 2), (2, 3, 5, 5)),
+    ("LazyBatchNorm1d", (), (4, 3)),
+    ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
+    ("LazyInstanceNorm1d", (), (2, 3, 5)),
+    ("LazyInstanceNorm2d", (), (2, 3, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("name,args,shape", LAZY, ids=[n for n, _, _ in LAZY])
+def test_lazy_modules_become_their_eager_class(name, args, shape):
+    e, t = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    before = list(e.parameters())
+    e(ember.randn(*shape)), t(torch.randn(*shape))
+    assert repr(e) == repr(t) and type(e).__name__ == type(t).__name__
+    assert all(a is b for a, b in zip(before, e.parameters()))  # optimizers keep working
+    assert [tuple(p.shape) for p in e.parameters()] == [tuple(p.shape) for p in t.parameters()]
+    assert [tuple(b.shape) for b in e.buffers()] == [tuple(b.shape) for b in t.buffers()]
+    e.double(), t.double()
+    _copy_state(e, t)
+    x = RNG.standard_normal(shape)
+    e.eval(), t.eval()
+    _run(e, t, [x])
+
+
+def test_lazy_linear_trains_with_an_optimizer_built_before_the_first_call():
+    ember.manual_seed(0)
+    m = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+    opt = ember.optim.SGD(m.parameters(), lr=0.1)
+    x, y = ember.randn(16, 5), ember.randn(16, 1)
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = ((m(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]

@@ -10,6 +10,7 @@ from ember.nn.modules import (
     distance,
     dropout,
     instancenorm,
+    lazy,
     linear,
     loss,
     normalization,
@@ -25,6 +26,7 @@ from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
+from ember.nn.modules.lazy import *  # noqa: F403
 from ember.nn.modules.linear import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
 from ember.nn.modules.module import Module
@@ -55,7 +57,7 @@ __all__ = [
         name
         for m in (
             linear, activation, dropout, normalization, instancenorm, sparse, container, loss,
-            rnn, conv, pooling, padding, sampling, distance,
+            rnn, conv, pooling, padding, sampling, distance, lazy,
         )
         for name in m.__all__
     ],
