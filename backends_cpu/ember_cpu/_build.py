@@ -170,8 +170,9 @@ static double em_digamma(double x)
     if (x < 0.0) {
         double fl = floor(x);
         if (x == fl) return NAN;
-        /* reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period 1 */
-        acc = -3.14159265358979323846 / tan(3.14159265358979323846 * (x - fl));
+        /* reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period 1, and
+         * x - nearbyint(x) keeps tiny negative x exact */
+        acc = -3.14159265358979323846 / tan(3.14159265358979323846 * (x - nearbyint(x)));
         x = 1.0 - x;
     }
     while (x < 10.0) { acc -= 1.0 / x; x += 1.0; }

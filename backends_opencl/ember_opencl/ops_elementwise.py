@@ -157,7 +157,7 @@ static @T em_digamma_@S(@T x)
     if (x < (@T)0) {
         @T fl = floor(x);
         if (x == fl) return (@T)NAN;
-        acc = -3.14159265358979323846@L / tan(3.14159265358979323846@L * (x - fl));
+        acc = -3.14159265358979323846@L / tan(3.14159265358979323846@L * (x - rint(x)));
         x = (@T)1 - x;
     }
     while (x < (@T)10) { acc -= (@T)1 / x; x += (@T)1; }

@@ -175,6 +175,29 @@ def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
     return F.dropout(input, p, train)  # type: ignore[no-any-return]
 
 
+def nextafter(input: Tensor, other: Any) -> Tensor:
+    """The next representable value after ``input`` towards ``other``.
+
+    Examples:
+        >>> import ember
+        >>> ember.nextafter(ember.tensor([1.0], dtype=ember.float16), ember.tensor([2.0],
+        ...                 dtype=ember.float16)).tolist()
+        [1.0009765625]
+    """
+    from ember.core.math_ops import nextafter_half
+
+    half = (dt.float16, dt.bfloat16)
+    if isinstance(other, Tensor) and input.dtype in half and other.dtype is input.dtype:
+        return nextafter_half(input, other)
+    return ops.aten.nextafter.default(input, other)  # type: ignore[no-any-return]
+
+
+def _nextafter_(self: Tensor, other: Any) -> Tensor:
+    if self.dtype in (dt.float16, dt.bfloat16):
+        return self.copy_(nextafter(self, other))  # type: ignore[no-any-return]
+    return ops.aten.nextafter_.default(self, other)  # type: ignore[no-any-return]
+
+
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return ops.aten.where.self(condition, self, other)  # type: ignore[no-any-return]
 
@@ -231,6 +254,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "norm": norm,
     "square": square,
     "dropout": dropout,
+    "nextafter": nextafter,
 }
 
 
@@ -259,6 +283,8 @@ def methods() -> dict[str, Callable[..., Any]]:
         "nanmedian": nanmedian,
         "square": square,
         "where": _where_method,
+        "nextafter": nextafter,
+        "nextafter_": _nextafter_,
         "floor_divide_": _floor_divide_,
     }
     for alias, target in {**ALIASES, **INPLACE_ALIASES}.items():

@@ -27,7 +27,7 @@ from ember.core import dtype as dt
 from ember.core.structured import _TORCH_NAMES, result_type, scalar_tensor
 from ember.core.tensor import Tensor
 
-__all__ = ["COMPOSITES", "inplace", "FINFO"]
+__all__ = ["COMPOSITES", "inplace", "FINFO", "nextafter_half"]
 
 LN2 = math.log(2.0)
 
@@ -130,8 +130,8 @@ def inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
 def logit(self: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     x, out = _floatify(self)
-    if eps is not None:
-        x = x.clamp(eps, 1.0 - eps)
+    if eps is not None:  # lower bound first, as PyTorch (matters for eps > 0.5)
+        x = _where(x < eps, eps, _where(x > 1.0 - eps, 1.0 - eps, x))
     return _finish((x / (1 - x)).log(), out)
 
 
@@ -285,7 +285,23 @@ def lcm(self: Tensor, other: Tensor) -> Tensor:
     g = _aten().gcd.default(self, other)
     zero = g == 0
     q = _aten().div.Tensor_mode(self, _where(zero, 1, g), rounding_mode="trunc")
-    return _where(zero, 0, (q * other).abs())
+    # PyTorch's C++ takes |q * other| in int for 8/16-bit types (then truncates), in the
+    # type itself for 32/64-bit ones: the same value unless the product overflows
+    r = q.abs() * other.abs() if g._dtype.itemsize < 4 else (q * other).abs()
+    return _where(zero, 0, r)
+
+
+def nextafter_half(self: Tensor, other: Tensor) -> Tensor:
+    """``nextafter`` for float16/bfloat16, on their bits: the kernels compute in float32,
+    where the next float32 rounds back to ``self``. One step up or down in the 16-bit
+    pattern moves the magnitude away from or towards zero."""
+    bits = self.contiguous().view(dt.int16)
+    away = (other > self) == (self > 0)
+    step = bits + _where(away, 1, -1).to(dt.int16)
+    tiny = _where(other > self, 1, -32767).to(dt.int16)  # +-smallest subnormal (0x0001/0x8001)
+    r = _where(self == 0, tiny, step).view(self._dtype)
+    r = _where(self == other, other, r)
+    return _where(self.isnan() | other.isnan(), math.nan, r)
 
 
 def _fminmax(pick: str) -> Callable[[Tensor, Any], Tensor]:
@@ -305,8 +321,13 @@ fmin = _fminmax("minimum")
 
 
 def ldexp(self: Tensor, other: Any) -> Tensor:
-    """``self * 2 ** other``."""
-    return self * _aten().pow.Tensor_Tensor(2.0, other)  # type: ignore[no-any-return]
+    """``self * 2 ** other``, in the operands' promoted float dtype."""
+    if isinstance(other, Tensor) and other._dtype is dt.bool_ and _is_float(self):
+        raise _not_implemented("ldexp_cpu_exp", other._dtype)
+    # PyTorch rounds 2 ** other in other's float type (the default one for integers) and
+    # returns the operands' promoted float type
+    r = self * _aten().pow.Tensor_Tensor(2.0, other)
+    return _finish(r, _float_result(self, other))
 
 
 def clamp_min(self: Tensor, min: Any) -> Tensor:  # noqa: A002

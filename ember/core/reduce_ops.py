@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -80,7 +81,8 @@ def _var_parts(
 ) -> tuple[Tensor, Tensor]:
     """(variance, mean) in the input's dtype; two passes (mean, then squared deviations)."""
     if not _is_float(self):
-        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+        what = "std and var" if name in ("std", "var") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     x = _widen(self)
     dims = _dims(dim, len(x._shape))
     mean = x.mean(dims, keepdim=True)
@@ -88,6 +90,13 @@ def _var_parts(
     s = (dev * dev).sum(dims, keepdim=keepdim)
     c = 1 if correction is None else correction
     dof = builtins.max(0.0, _count(x._shape, dims) - float(c))
+    if dof == 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
     var = s / dof
     if not keepdim:
         mean = mean.squeeze(dims) if dims else mean
@@ -95,11 +104,11 @@ def _var_parts(
 
 
 def var(self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Tensor:
-    return _var_parts("std and var", self, dim, correction, keepdim)[0]
+    return _var_parts("var", self, dim, correction, keepdim)[0]
 
 
 def std(self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Tensor:
-    v = _var_parts("std and var", _widen(self), dim, correction, keepdim)[0]
+    v = _var_parts("std", _widen(self), dim, correction, keepdim)[0]
     return _back(v.sqrt(), self._dtype)
 
 
@@ -432,6 +441,19 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
     return ValuesIndices(v, i)
 
 
+def _scan_(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    write = inplace(fn, name)
+
+    def scan_(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        if self._dtype is dt.bool_ and dtype is None:
+            if self._shape and self.numel():
+                raise NotImplementedError(f"\"{name[:-1]}_out_cpu\" not implemented for 'Bool'")
+            return self  # PyTorch leaves a 0-dim or empty bool tensor as it is
+        return write(self, dim, dtype)
+
+    return scan_
+
+
 #: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.core._builtins``).
 COMPOSITES: dict[str, Callable[..., Any]] = {
     "var": var,
@@ -445,8 +467,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "aminmax": aminmax,
     "cumsum": cumsum,
     "cumprod": cumprod,
-    "cumsum_": inplace(cumsum, "cumsum_"),
-    "cumprod_": inplace(cumprod, "cumprod_"),
+    "cumsum_": _scan_(cumsum, "cumsum_"),
+    "cumprod_": _scan_(cumprod, "cumprod_"),
     "cummax": cummax,
     "cummin": cummin,
     "logcumsumexp": logcumsumexp,
