@@ -91,7 +91,7 @@ def _dim_index(op: str, self: Tensor, dim: int, index: Tensor) -> tuple[int, lis
     if index._dtype not in allowed:
         raise exc(msg.format(_LEGACY[index._dtype.name]))
     d = normalize_dim(dim, self.ndim)
-    idx = index.reshape(-1)
+    idx = index if index.ndim == 1 else index.reshape(-1)
     return d, [None] * d + [idx]
 
 
@@ -116,10 +116,14 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
             )
         return index_select(self.view(1), 0, index).view(())
     d, idx = _dim_index("index_select", self, dim, index)
-    if idx[-1].numel() and bool((idx[-1] < 0).any()):
-        # Unlike advanced indexing, index_select does not wrap negative indices.
-        raise IndexError("index_select(): index out of range in self")
-    return _aten().index.Tensor(self, idx)
+    # Unlike advanced indexing, index_select does not wrap negative indices: send them out of
+    # range (no data check, no sync) and report what PyTorch does.
+    i = idx[-1]
+    idx[-1] = _aten().where.self(i < 0, -1 - self._shape[d], i)
+    try:
+        return _aten().index.Tensor(self, idx)  # type: ignore[no-any-return]
+    except IndexError:
+        raise IndexError("index_select(): index out of range in self") from None
 
 
 def _source_for(self: Tensor, d: int, source: Tensor) -> Tensor:
@@ -578,5 +582,5 @@ def pad(self: Tensor, pad: Any, mode: str = "constant", value: float | None = No
             else:
                 k = j % n
             idx.append(k)
-        out = index_select(out, d, _host_index(idx, self))
+        out = _aten().index.Tensor(out, [None] * d + [_host_index(idx, self)])
     return out

@@ -5,7 +5,7 @@
 Every kernel here is device-independent: it calls operators (through ``ops.aten``, so
 autograd records the views it makes) and never a device, and none has a formula of
 its own: autograd differentiates each through its parts (views, ``cat``, ``copy_``
-into views of a fresh tensor, ``index_select``). Must always hold: a view operator
+into views of a fresh tensor, ``index``). Must always hold: a view operator
 here (movedim, swapaxes, broadcast_to, atleast_*, unfold, adjoint, ravel of a
 contiguous tensor, tensor_split) returns a view; every other returns new memory.
 """
@@ -301,7 +301,7 @@ def combinations(self: Tensor, r: int = 2, with_replacement: bool = False) -> Te
         c = a <= b if with_replacement else a < b
         keep = c if keep is None else aten.logical_and.default(keep, c)
     picks = [g if keep is None else aten.masked_select.default(g, keep) for g in grids]
-    return aten.stack([aten.index_select.default(self, 0, p) for p in picks], 1)
+    return aten.stack([aten.index.Tensor(self, [p]) for p in picks], 1)
 
 
 def block_diag(tensors: Sequence[Tensor]) -> Tensor:
@@ -435,7 +435,7 @@ def repeat_interleave(self: Tensor, repeats: Any, dim: Any = None, output_size: 
                 f"{repeats._shape[0]} and input.size({d}) = {size}"
             )
         idx = repeat_interleave_tensor(repeats, output_size)
-        return aten.index_select.default(x, d, idx)
+        return aten.index.Tensor(x, [None] * d + [idx])
     if isinstance(repeats, Tensor):
         if repeats.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")

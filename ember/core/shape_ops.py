@@ -221,14 +221,14 @@ def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if nd == 0:
         return self.clone()
-    # One gather per flipped dim: x.index_select(d, [n-1, ..., 0]).
+    # One gather per flipped dim: x[..., [n-1, ..., 0], ...] (indices known valid).
     x = self
     aten = _aten()
     for d in sorted(set(wrapped)):
         n = x._shape[d]
         if n > 1:
             rev = aten.arange.start_step(n - 1, -1, -1, dtype=dt.int64, device=x._device)
-            x = aten.index_select.default(x, d, rev)
+            x = aten.index.Tensor(x, [None] * d + [rev])
     return x if x is not self else self.clone()
 
 
