@@ -21,6 +21,7 @@ from ember.core import (
     index_ops,
     indexing,
     inplace_ops,
+    linalg_norms,
     linalg_ops,
     linalg_solve,
     math_api,
@@ -145,7 +146,15 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     # shape, linear-algebra, search, sampling and in-place composites: each module's __all__
     **{
         n: getattr(m, n)
-        for m in (shape_extra, linalg_ops, linalg_solve, search_ops, sampling_ops, inplace_ops)
+        for m in (
+            shape_extra,
+            linalg_ops,
+            linalg_norms,
+            linalg_solve,
+            search_ops,
+            sampling_ops,
+            inplace_ops,
+        )
         for n in m.__all__
     },
     # nn composites

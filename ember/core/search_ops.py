@@ -62,6 +62,8 @@ def searchsorted(sorted_sequence: Tensor, self: Any, out_int32: bool = False, ri
             "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
             "dimension"
         )
+    if bd._dtype is dt.bool_ or (isinstance(self, Tensor) and self._dtype is dt.bool_):
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     scalar = not isinstance(self, Tensor)
     if scalar:
         from ember.core.factories import scalar_tensor_like

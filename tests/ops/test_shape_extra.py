@@ -535,6 +535,7 @@ SEARCH = [
         (_BD, _VALS),
         False,
     ),
+    ("searchsorted bool", lambda L, b: L.searchsorted(b, b), (B(4),), False),
     ("searchsorted no values", lambda L, b, v: L.searchsorted(b, v), (_BD, np.zeros((0,))), False),
     (
         "searchsorted no boundaries",
