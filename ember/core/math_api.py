@@ -11,6 +11,7 @@ exactly one operator.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -198,6 +199,60 @@ def _nextafter_(self: Tensor, other: Any) -> Tensor:
     return ops.aten.nextafter_.default(self, other)  # type: ignore[no-any-return]
 
 
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other``.
+
+    Examples:
+        >>> import ember
+        >>> ember.dist(ember.tensor([1.0, 2.0]), ember.tensor([4.0, 6.0])).item()
+        5.0
+    """
+    return ops.aten.norm.ScalarOpt_dim(input - other, p, (), False)  # type: ignore[no-any-return]
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element: pi for negative reals, 0 otherwise (NaN stays NaN).
+
+    Examples:
+        >>> import ember
+        >>> ember.angle(ember.tensor([-2.0, 3.0])).tolist()
+        [3.1415927410125732, 0.0]
+    """
+    x = input if input.is_floating_point() else input.to(dt.get_default_dtype())
+    r = (x < 0).to(x.dtype) * math.pi
+    return ops.aten.where.self(x.isnan(), x, r)  # type: ignore[no-any-return]
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part: the tensor itself (ember has no complex dtypes)."""
+    return input
+
+
+def imag(input: Tensor) -> Tensor:
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _same(input: Tensor) -> Tensor:
+    return input
+
+
+def _false(input: Tensor) -> bool:
+    return False
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sum ``self`` down to ``size`` (the inverse of broadcasting ``size`` to ``self``)."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    lead = len(self.shape) - len(shape)
+    if lead < 0 or any(s not in (1, n) for s, n in zip(shape, self.shape[lead:])):
+        raise RuntimeError(f"size {{{', '.join(map(str, shape))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, self.shape))}}}.")  # fmt: skip
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and
+                                self.shape[lead + i] != 1]  # fmt: skip
+    r = self.sum(dims, keepdim=True) if dims else self
+    return r.reshape(shape) if lead else r
+
+
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return ops.aten.where.self(condition, self, other)  # type: ignore[no-any-return]
 
@@ -255,6 +310,16 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "square": square,
     "dropout": dropout,
     "nextafter": nextafter,
+    "dist": dist,
+    "angle": angle,
+    "real": real,
+    "imag": imag,
+    "conj": _same,
+    "conj_physical": _same,
+    "resolve_conj": _same,
+    "resolve_neg": _same,
+    "is_conj": _false,
+    "is_neg": _false,
 }
 
 
@@ -272,9 +337,38 @@ for _alias, _target in ALIASES.items():
     FUNCTIONS[_alias] = _alias_function(_target)
 
 
-def methods() -> dict[str, Callable[..., Any]]:
+#: ``torch.<op>_`` functions: the in-place method as a function of the tensor it writes.
+INPLACE_FUNCTIONS = (
+    "abs acos acosh arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh ceil "
+    "clamp clamp_max clamp_min clip cos cosh deg2rad erf erfc exp exp2 expm1 fix floor frac "
+    "gcd lcm ldexp log log10 log1p log2 logit nan_to_num neg negative rad2deg reciprocal relu "
+    "round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc xlogy"
+).split()
+
+
+def _inplace_function(name: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+for _name in INPLACE_FUNCTIONS:
+    FUNCTIONS[_name + "_"] = _inplace_function(_name + "_")
+
+
+def _polygamma(self: Tensor, n: int) -> Tensor:
+    return ops.aten.polygamma.default(n, self)  # type: ignore[no-any-return]
+
+
+def _polygamma_(self: Tensor, n: int) -> Tensor:
+    return ops.aten.polygamma_.default(self, n)  # type: ignore[no-any-return]
+
+
+def methods() -> dict[str, Any]:
     """``Tensor`` methods to bind: the wrappers above and every alias of a bound method."""
-    table: dict[str, Callable[..., Any]] = {
+    table: dict[str, Any] = {
         "var": var,
         "std": std,
         "round": round,
@@ -285,6 +379,19 @@ def methods() -> dict[str, Callable[..., Any]]:
         "where": _where_method,
         "nextafter": nextafter,
         "nextafter_": _nextafter_,
+        "dist": dist,
+        "angle": angle,
+        "real": property(real),
+        "imag": property(imag),
+        "conj": _same,
+        "conj_physical": _same,
+        "resolve_conj": _same,
+        "resolve_neg": _same,
+        "is_conj": _false,
+        "is_neg": _false,
+        "sum_to_size": _sum_to_size,
+        "polygamma": _polygamma,
+        "polygamma_": _polygamma_,
         "floor_divide_": _floor_divide_,
     }
     for alias, target in {**ALIASES, **INPLACE_ALIASES}.items():

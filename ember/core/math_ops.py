@@ -219,6 +219,53 @@ def round_decimals(self: Tensor, decimals: int = 0) -> Tensor:
     return _finish(r, out)
 
 
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def polygamma(n: int, self: Tensor) -> Tensor:
+    """The ``n``-th derivative of digamma: for n >= 1, 16 steps of the recurrence
+    ``psi_n(x) = psi_n(x + 1) + (-1)**(n+1) n! / x**(n+1)``, then the asymptotic series;
+    n = 1 reflects negative x (``pi**2 / sin(pi x)**2 - psi_1(1 - x)``)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 0:
+        return _aten().digamma.default(self)  # type: ignore[no-any-return]
+    x, out = _floatify(self)
+    neg = x < 0 if n == 1 else None
+    y = _where(neg, 1 - x, x) if neg is not None else x
+    sign = 1.0 if n % 2 else -1.0
+    nfact = float(math.factorial(n))
+    acc = y.pow(-(n + 1.0))
+    for k in range(1, 16):
+        acc = acc + (y + k).pow(-(n + 1.0))
+    z = y + 16
+    zi = 1 / z
+    tail = zi.pow(float(n)) * math.factorial(n - 1) + zi.pow(n + 1.0) * (nfact / 2)
+    for k, b in enumerate(_BERNOULLI, 1):
+        c = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
+        tail = tail + zi.pow(2.0 * k + n) * c
+    r = (acc * nfact + tail) * sign
+    if neg is not None:
+        s = (x * math.pi).sin()
+        r = _where(neg, (math.pi * math.pi) / (s * s) - r, r)
+    return _finish(r, out)
+
+
+def polygamma_(self: Tensor, n: int) -> Tensor:
+    return inplace(lambda t: polygamma(n, t), "polygamma_")(self)
+
+
+def mvlgamma(self: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x, out = _floatify(self)
+    r = x.lgamma() + p * (p - 1) / 4 * math.log(math.pi)
+    for j in range(1, p):
+        r = r + (x - j / 2).lgamma()
+    return _finish(r, out)
+
+
 # -- binary ----------------------------------------------------------------------------------------
 def float_power(self: Tensor, exponent: Any) -> Tensor:
     """``self ** exponent`` computed in float64."""
@@ -412,6 +459,9 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "isneginf": isneginf,
     "isreal": isreal,
     "round_decimals": round_decimals,
+    "polygamma": polygamma,
+    "polygamma_": polygamma_,
+    "mvlgamma": mvlgamma,
     "float_power": float_power,
     "float_power_": float_power_,
     "xlogy": xlogy,
@@ -437,6 +487,6 @@ COMPOSITES["addcdiv_"] = inplace(
 )
 for _name in (
     "logit nan_to_num sinc sgn deg2rad rad2deg round_decimals xlogy heaviside lcm ldexp "
-    "clamp_min clamp_max clamp lerp_tensor"
+    "mvlgamma clamp_min clamp_max clamp lerp_tensor"
 ).split():
     COMPOSITES[_name + "_"] = inplace(COMPOSITES.get(_name) or globals()[_name], _name + "_")

@@ -872,3 +872,45 @@ def test_opencl_runs_the_new_primitives_when_available() -> None:
                                    rtol=1e-12, atol=1e-12)  # fmt: skip
     i = ember.tensor([12, -18, 0, 7]).to("opencl")
     assert ember.gcd(i, i.flip(0)).cpu().tolist() == [1, 18, 18, 1]
+
+
+def test_polygamma_mvlgamma_and_the_complex_helpers() -> None:
+    x = values("float64", low=0.05, high=30, shape=(4, 6), seed=23)
+    for n in range(6):
+        both(lambda lib, t: lib.polygamma(n, t), x, tol=1e-9)
+        both(lambda lib, t: t.polygamma(n), x.float())
+        both(lambda lib, t: t.clone().polygamma_(n), x, tol=1e-9)
+    both(lambda lib, t: lib.polygamma(1, t), -x[0] + 0.5, tol=1e-8)  # reflected
+    both(lambda lib, t: lib.polygamma(2, t), values("int64", low=1, high=9))
+    both(lambda lib, t: lib.polygamma(-1, t), x)  # an error
+    for p in (1, 2, 4):
+        both(lambda lib, t: lib.mvlgamma(t, p), x + 2)
+        both(lambda lib, t: t.clone().mvlgamma_(p), x + 2)
+    both(lambda lib, t: lib.mvlgamma(t, 3), x - 1)  # poles give inf/nan, as lgamma
+    for p in (1, 2, 3, INF):
+        both(lambda lib, a, b: lib.dist(a, b, p), x, x.flip(0))
+        both(lambda lib, a, b: a.dist(b, p), x.float(), x[0].float())
+    e = values("float64", "edge")
+    for f in ("angle", "real", "conj", "resolve_conj", "resolve_neg", "conj_physical"):
+        both(lambda lib, t: getattr(lib, f)(t), e)
+        both(lambda lib, t: getattr(lib, f)(t), values("int64"))
+    both(lambda lib, t: lib.imag(t), e)  # an error
+    both(lambda lib, t: (t.is_conj(), t.is_neg()), e)
+    for size in ((1, 6), (4, 1), (6,), (1, 1), (4, 6), (3, 6)):
+        both(lambda lib, t: t.sum_to_size(size), x)
+    both(lambda lib, t: t.sum_to_size(1, 6), x)
+
+
+@pytest.mark.parametrize("name", ["abs_", "exp_", "clamp_", "logit_", "nan_to_num_", "round_",
+                                  "sigmoid_", "xlogy_", "gcd_", "square_", "fix_", "arccos_"])  # fmt: skip
+def test_inplace_functions_at_the_top_level(name: str) -> None:
+    args = {"clamp_": (0.1, 0.6), "xlogy_": (2.0,), "round_": ()}.get(name, ())
+    dtype = "int64" if name == "gcd_" else "float64"
+    x = values(dtype, low=0, high=1, seed=24)
+    def call(lib: Any, t: Any) -> Any:
+        t = t.clone()
+        r = getattr(lib, name)(t, *((t.flip(0),) if name == "gcd_" else args))
+        assert r is t
+        return t
+
+    both(call, x)
