@@ -1,3 +1,5 @@
+# mypy: disable-error-code="operator, attr-defined"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Python forms of the elementwise and reduction operators, and PyTorch's alias names.
 
 PyTorch's binding picks an overload from the arguments (``var(x, 0, True)`` is the
