@@ -576,7 +576,8 @@ class Tensor:
                 "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                 f"{type(element)}."
             )
-        return bool((self == element).any().item())
+        same: Any = self == element
+        return bool(same.any().item())
 
     def __reversed__(self) -> Tensor:
         return self if not self._shape else self.flip(0)

@@ -18,7 +18,8 @@ from ember.optim.optimizer import Optimizer
 
 __all__ = [
     "LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
-    "LambdaLR", "OneCycleLR", "ReduceLROnPlateau", "SequentialLR",
+    "LambdaLR", "OneCycleLR", "ReduceLROnPlateau", "SequentialLR", "ConstantLR", "PolynomialLR",
+    "MultiplicativeLR", "CosineAnnealingWarmRestarts", "CyclicLR", "ChainedScheduler",
 ]  # fmt: skip
 
 
@@ -408,3 +409,14 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+
+
+# More schedulers live in their own module; users import them from here, as from PyTorch.
+from ember.optim.schedulers_extra import (  # noqa: E402
+    ChainedScheduler,
+    ConstantLR,
+    CosineAnnealingWarmRestarts,
+    CyclicLR,
+    MultiplicativeLR,
+    PolynomialLR,
+)

@@ -1,22 +1,62 @@
-"""Worker processes of ``DataLoader(num_workers>0)``.
+"""Fetching batches, in the main process or in the worker processes of
+``DataLoader(num_workers>0)``.
 
 Protocol: the main process sends ``(task_id, indices)`` on a worker's own index
 queue and ``None`` to stop it; the worker answers ``(task_id, payload)`` on the
 shared result queue, where payload is the collated batch with tensors as numpy
-(``_collate.to_host``) or an ``_ExceptionWrapper``. Tasks are dealt
-round-robin, and the main process reorders answers by task id, so batches come
-out in sampler order whatever the timing.
+(``_collate.to_host``), an ``_ExceptionWrapper``, or ``Exhausted()`` when the
+worker's copy of an iterable dataset has no more batches (its indices are
+``None``). Tasks are dealt round-robin, and the main process reorders answers by
+task id, so batches come out in sampler order whatever the timing.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WorkerInfo", "get_worker_info", "worker_loop"]
+__all__ = ["WorkerInfo", "get_worker_info", "worker_loop", "FetchSpec", "make_fetcher", "Exhausted"]
+
+
+class Exhausted:
+    """A worker's answer when its copy of an iterable dataset has no more batches."""
+
+
+@dataclass(frozen=True)
+class FetchSpec:
+    """How a batch is made: ``iterable`` datasets are read in order (``batch_size`` items,
+    or single items when ``batch_size`` is None), map-style ones at the given indices."""
+
+    iterable: bool
+    auto_collation: bool
+    batch_size: int | None
+    drop_last: bool
+
+
+def make_fetcher(dataset: Any, collate_fn: Callable[[Any], Any], spec: FetchSpec) -> Any:
+    """A function ``indices -> collated batch``; raises StopIteration when an iterable
+    dataset is exhausted (a short last batch counts as exhausted under ``drop_last``)."""
+    if not spec.iterable:
+        if spec.auto_collation:
+            return lambda indices: collate_fn([dataset[i] for i in indices])
+        return lambda index: collate_fn(dataset[index])
+    it: list[Any] = []
+
+    def fetch(_: Any) -> Any:
+        if not it:
+            it.append(iter(dataset))
+        if not spec.auto_collation:
+            return collate_fn(next(it[0]))
+        batch = list(itertools.islice(it[0], spec.batch_size))
+        if not batch or (spec.drop_last and len(batch) < (spec.batch_size or 0)):
+            raise StopIteration
+        return collate_fn(batch)
+
+    return fetch
 
 
 @dataclass(frozen=True)
@@ -55,7 +95,7 @@ class _ExceptionWrapper:
 
 def worker_loop(
     dataset: Any, index_queue: Any, result_queue: Any, collate_fn: Callable[[Any], Any],
-    auto_collation: bool, seed: int, worker_id: int, num_workers: int,
+    spec: FetchSpec, seed: int, worker_id: int, num_workers: int,
     worker_init_fn: Callable[[int], None] | None,
 ) -> None:  # fmt: skip
     global _info
@@ -71,6 +111,7 @@ def worker_loop(
             worker_init_fn(worker_id)
         except Exception:  # noqa: BLE001 - reported to the main process
             init_error = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+    fetch = make_fetcher(dataset, collate_fn, spec)
     while True:
         task = index_queue.get()
         if task is None:
@@ -80,11 +121,9 @@ def worker_loop(
             result_queue.put((task_id, init_error))
             continue
         try:
-            if auto_collation:
-                data = collate_fn([dataset[i] for i in indices])
-            else:
-                data = collate_fn(dataset[indices])
-            payload: Any = to_host(data)
+            payload: Any = to_host(fetch(indices))
+        except StopIteration:
+            payload = Exhausted()
         except Exception:  # noqa: BLE001 - reported to the main process
             payload = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
         result_queue.put((task_id, payload))

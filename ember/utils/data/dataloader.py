@@ -4,6 +4,9 @@ Invariant: batches come out in the batch sampler's order for any
 ``num_workers``. With workers, each iterator starts its own processes (fork
 on Linux, as PyTorch), keeps at most ``prefetch_factor * num_workers`` tasks in
 flight, and stops and joins them when exhausted, on error, or when collected.
+An ``IterableDataset`` has no sampler: each worker iterates its own copy (shard it
+with ``get_worker_info()``) and batches come from the workers in turn until all
+are exhausted, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import ember
 from ember.core.random import Generator
 from ember.utils.data import _worker
 from ember.utils.data._collate import default_collate, default_convert, from_host
+from ember.utils.data.dataset import IterableDataset
 from ember.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -54,6 +58,18 @@ class DataLoader:
                 "let num_workers > 0 to enable multiprocessing, otherwise set "
                 "prefetch_factor to None."
             )
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):  # fmt: skip
+                if value not in (None, False):
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                        f"but got {name}={value}"
+                    )
+            sampler = _InfiniteSampler()
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -102,7 +118,17 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __len__(self) -> int:
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
         return len(self._index_sampler())
+
+    def _fetch_spec(self) -> _worker.FetchSpec:
+        return _worker.FetchSpec(
+            self._iterable, self._auto_collation, self.batch_size, self.drop_last
+        )
 
     def __iter__(self) -> Iterator[Any]:
         if self.num_workers == 0:
@@ -110,11 +136,21 @@ class DataLoader:
         return _MultiProcessIter(self)
 
     def _single(self) -> Iterator[Any]:
+        fetch = _worker.make_fetcher(self.dataset, self.collate_fn, self._fetch_spec())
         for indices in self._index_sampler():
-            if self._auto_collation:
-                yield self.collate_fn([self.dataset[i] for i in indices])
-            else:
-                yield self.collate_fn(self.dataset[indices])
+            try:
+                batch = fetch(indices)
+            except StopIteration:
+                return
+            yield batch
+
+
+class _InfiniteSampler(Sampler):
+    """The sampler of an IterableDataset: endless ``None`` indices (the dataset decides)."""
+
+    def __iter__(self) -> Iterator[None]:
+        while True:
+            yield None
 
 
 class _MultiProcessIter:
@@ -135,13 +171,16 @@ class _MultiProcessIter:
             w = ctx.Process(
                 target=_worker.worker_loop,
                 args=(loader.dataset, iq, self._result, loader.collate_fn,
-                      loader._auto_collation, base_seed + wid, wid, n, loader.worker_init_fn),
+                      loader._fetch_spec(), base_seed + wid, wid, n, loader.worker_init_fn),
                 daemon=True,
             )  # fmt: skip
             w.start()
             self._index_queues.append(iq)
             self._workers.append(w)
         self._tasks = iter(loader._index_sampler())
+        self._iterable = loader._iterable
+        self._active = list(range(n))  # workers that may still produce batches
+        self._owner: dict[int, int] = {}  # task id -> worker
         self._send = 0
         self._recv = 0
         self._done = False
@@ -150,20 +189,45 @@ class _MultiProcessIter:
             self._put()
 
     def _put(self) -> None:
-        try:
-            indices = next(self._tasks)
-        except StopIteration:
-            return
-        self._index_queues[self._send % len(self._workers)].put((self._send, indices))
+        if self._iterable:
+            if not self._active:
+                return
+            wid = self._active[self._send % len(self._active)]
+            indices = None
+        else:
+            try:
+                indices = next(self._tasks)
+            except StopIteration:
+                return
+            wid = self._send % len(self._workers)
+        self._owner[self._send] = wid
+        self._index_queues[wid].put((self._send, indices))
         self._send += 1
 
     def __iter__(self) -> _MultiProcessIter:
         return self
 
     def __next__(self) -> Any:
-        if self._recv >= self._send:
-            self._shutdown()
-            raise StopIteration
+        while True:
+            if self._recv >= self._send:
+                self._shutdown()
+                raise StopIteration
+            payload = self._take()
+            if isinstance(payload, _worker.Exhausted):
+                # this worker's iterable is done: deal no more tasks to it
+                wid = self._owner[self._recv - 1]
+                if wid in self._active:
+                    self._active.remove(wid)
+                self._put()
+                continue
+            self._put()
+            if isinstance(payload, _worker._ExceptionWrapper):
+                self._shutdown()
+                payload.reraise()
+            return from_host(payload)
+
+    def _take(self) -> Any:
+        """The next answer in task order (waiting for it)."""
         while self._recv not in self._buffer:
             try:
                 task_id, payload = self._result.get(timeout=self._timeout or 5.0)
@@ -183,11 +247,7 @@ class _MultiProcessIter:
             self._buffer[task_id] = payload
         payload = self._buffer.pop(self._recv)
         self._recv += 1
-        self._put()
-        if isinstance(payload, _worker._ExceptionWrapper):
-            self._shutdown()
-            payload.reraise()
-        return from_host(payload)
+        return payload
 
     def _shutdown(self) -> None:
         if self._done:

@@ -1,21 +1,28 @@
-"""Datasets: the map-style ``Dataset`` protocol, TensorDataset, Subset, random_split.
+"""Datasets: the map-style ``Dataset`` and iterable ``IterableDataset`` protocols,
+TensorDataset, StackDataset, ConcatDataset, ChainDataset, Subset and random_split.
 
-A map-style dataset implements ``__getitem__(index)`` and ``__len__``.
+A map-style dataset implements ``__getitem__(index)`` and ``__len__``; an iterable one
+implements ``__iter__`` (the DataLoader gives each worker its own copy and iterator).
 ``random_split`` draws its permutation from an ember Generator, so a seeded
 generator gives the same split run to run.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ember.core.random import Generator
 from ember.core.tensor import Tensor
 from ember.utils.data.sampler import _permutation
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "random_split"]
+__all__ = [
+    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+    "ChainDataset", "Subset", "random_split",
+]  # fmt: skip
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -26,15 +33,28 @@ class Dataset(Generic[T_co]):
     def __getitem__(self, index: Any) -> T_co:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
-    def __add__(self, other: Dataset[Any]) -> Dataset[Any]:
-        raise NotImplementedError("ConcatDataset is not implemented yet")
+    def __add__(self, other: Dataset[Any]) -> ConcatDataset[Any]:
+        return ConcatDataset([self, other])
 
 
 class IterableDataset(Dataset[T_co]):
-    """Base class of iterable-style datasets (implement ``__iter__``)."""
+    """Base class of iterable-style datasets (implement ``__iter__``).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import DataLoader, IterableDataset
+        >>> class Stream(IterableDataset):
+        ...     def __iter__(self):
+        ...         return iter(range(5))
+        >>> [b.tolist() for b in DataLoader(Stream(), batch_size=2)]
+        [[0, 1], [2, 3], [4]]
+    """
 
     def __iter__(self) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other: Dataset[Any]) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
@@ -57,6 +77,97 @@ class TensorDataset(Dataset[tuple[Tensor, ...]]):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+class StackDataset(Dataset[Any]):
+    """Samples of several same-length datasets side by side: a tuple (positional
+    datasets) or a dict (keyword datasets).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import StackDataset
+        >>> StackDataset(image=ember.arange(3), label=[7, 8, 9])[1]
+        {'image': tensor(1), 'label': 8}
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        parts = list(args) or list(kwargs.values())
+        if not parts:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: Any = tuple(args) if args else dict(kwargs)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class ConcatDataset(Dataset[T_co]):
+    """Map-style datasets one after the other; ``cumulative_sizes[i]`` is where the
+    (i+1)-th one ends.
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import ConcatDataset, TensorDataset
+        >>> parts = [TensorDataset(ember.arange(3)), TensorDataset(ember.arange(10, 12))]
+        >>> ds = ConcatDataset(parts)
+        >>> len(ds), ds.cumulative_sizes, ds[3][0].item(), ds[-1][0].item()
+        (5, [3, 5], 10, 11)
+    """
+
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx: int) -> T_co:
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx += len(self)
+        k = bisect.bisect_right(self.cumulative_sizes, idx)
+        if k >= len(self.datasets):
+            raise IndexError(f"index {idx} is out of range for a ConcatDataset of {len(self)}")
+        start = self.cumulative_sizes[k - 1] if k > 0 else 0
+        return self.datasets[k][idx - start]  # type: ignore[no-any-return]
+
+
+class ChainDataset(IterableDataset[Any]):
+    """Iterable datasets one after the other (chained lazily).
+
+    Examples:
+        >>> from ember.utils.data import ChainDataset
+        >>> list(ChainDataset([range(2), range(3)]))
+        [0, 1, 0, 1, 2]
+    """
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Any:
+        for d in self.datasets:
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.datasets)  # type: ignore[arg-type]
 
 
 class Subset(Dataset[T_co]):

@@ -8,7 +8,7 @@ reproduced).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,10 @@ import numpy as np
 import ember
 from ember.core.random import Generator
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+__all__ = [
+    "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+    "WeightedRandomSampler", "BatchSampler",
+]  # fmt: skip
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
@@ -94,6 +97,78 @@ class RandomSampler(Sampler):
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
         yield from rng.permutation(n)[: self.num_samples % n].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (a new permutation on every pass).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import SubsetRandomSampler
+        >>> sorted(SubsetRandomSampler([3, 5, 7], generator=ember.Generator().manual_seed(0)))
+        [3, 5, 7]
+    """
+
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights``
+    (with replacement by default), e.g. to oversample rare classes.
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import WeightedRandomSampler
+        >>> g = ember.Generator().manual_seed(0)
+        >>> s = WeightedRandomSampler([0.0, 1.0, 0.0], 4, generator=g)
+        >>> list(s)
+        [1, 1, 1, 1]
+    """
+
+    def __init__(
+        self, weights: Any, num_samples: int, replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None:  # fmt: skip
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        w = np.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, np.float64)
+        if w.ndim != 1:
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}"
+            )
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and num_samples > len(w):
+            raise RuntimeError(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+            )
+        self.weights = ember.tensor(w, dtype=ember.float64)
+        self._p = w / w.sum()
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        rng = _rng(self.generator)
+        yield from rng.choice(len(self._p), self.num_samples, self.replacement, self._p).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
