@@ -162,7 +162,7 @@ class NAdam(Optimizer):
         >>> p.grad = ember.tensor([2.0])
         >>> opt.step()
         >>> round(p.item(), 4)
-        0.8981
+        0.8944
     """
 
     def __init__(
