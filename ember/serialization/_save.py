@@ -17,6 +17,7 @@ import pickle
 import secrets
 import sys
 import tempfile
+import weakref
 from collections import OrderedDict
 from typing import IO, Any
 
@@ -72,6 +73,22 @@ def _g(module: str, name: str) -> _Global:
     if g is None:
         g = _G[(module, name)] = _Global(module, name)
     return g
+
+
+# Attributes autograd keeps in a tensor's ``__dict__`` (a weakref to its AccumulateGrad
+# node, hooks, retain_grad): run-time state, not part of the tensor, so never saved.
+_AUTOGRAD_ATTRS = frozenset(
+    ("_grad_acc", "_output_nr", "_retains_grad", "_hooks", "_post_acc_hooks", "_is_param")
+)
+
+
+def _user_state(obj: Tensor) -> dict[str, Any]:
+    """The Python attributes a user set on a tensor (PyTorch saves them with it)."""
+    return {
+        k: v
+        for k, v in obj.__dict__.items()
+        if k not in _AUTOGRAD_ATTRS and not isinstance(v, weakref.ReferenceType)
+    }
 
 
 def _is_parameter(obj: Any) -> bool:
@@ -137,9 +154,8 @@ class _Pickler(_PurePickler):  # type: ignore[misc]
                     _g("torch._utils", "_rebuild_meta_tensor_no_storage"),
                     (obj._dtype, tuple(obj._shape), tuple(obj._stride), obj.requires_grad),
                 )
-            state = dict(obj.__dict__)
+            state = _user_state(obj)
             if _is_parameter(obj):
-                state.pop("_is_param", None)
                 args: tuple[Any, ...] = (_TensorData(obj), obj.requires_grad, OrderedDict())
                 if state:
                     return (_g("torch._utils", "_rebuild_parameter_with_state"), args + (state,))
