@@ -301,3 +301,28 @@ def test_dtype_and_broadcast_layout() -> None:
     (x * y).sum().backward()
     assert x.grad.dtype is ember.float32 and x.grad.tolist() == [2.0, 2.0, 2.0]
     assert y.grad.dtype is ember.float64 and y.grad.shape == (2, 1)
+
+
+@pytest.mark.parametrize(
+    "vals",
+    [
+        [[1.5, 0.0, 2.0], [0.5, -1.0, 3.0]],  # one zero in one row
+        [[0.0, 0.0, 2.0], [1.0, 0.0, 3.0]],  # two zeros in a row, one in the other
+        [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]],  # three zeros, two zeros
+    ],
+    ids=["one_zero", "two_zeros", "three_zeros"],
+)
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_at_exact_zeros_matches_torch(vals: list[list[float]], dim: int | None) -> None:
+    arr = np.array(vals)
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(arr, requires_grad=True)
+        y = x.prod() if dim is None else x.prod(dim)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * lib.tensor(arr + 1.0)).sum(), x)  # second order
+        grads.append((to_np(g), to_np(h)))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-12, atol=0)
+    fn = (lambda t: t.prod()) if dim is None else (lambda t: t.prod(dim))
+    assert gradgradcheck(fn, (ember.tensor(arr, requires_grad=True),))
