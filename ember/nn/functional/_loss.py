@@ -68,9 +68,12 @@ def mse_loss(
 
 def l1_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-    reduction: str = "mean",
+    reduction: str = "mean", weight: Tensor | None = None,
 ) -> Tensor:  # fmt: skip
-    return _reduce((input - target).abs(), _legacy(size_average, reduce, reduction))
+    loss = (input - target).abs()
+    return _reduce(
+        loss * weight if weight is not None else loss, _legacy(size_average, reduce, reduction)
+    )
 
 
 def smooth_l1_loss(

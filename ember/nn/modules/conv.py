@@ -317,6 +317,10 @@ class _Pool(Module):
 
 
 class MaxPool2d(_Pool):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:  # fmt: skip
+        super().__init__(kernel_size, stride, padding, dilation, return_indices, ceil_mode)
+
     def forward(self, input: Tensor) -> Any:
         return F.max_pool2d(
             input,

@@ -164,8 +164,9 @@ def _lazy_norm(base: Any, unbatched_ndim: int, instance: bool) -> type:
         track_running_stats: bool = True,
         device: Any = None,
         dtype: Any = None,
+        bias: bool = True,
     ) -> None:
-        base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype)
+        base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self._start_lazy()
 
     doc = f"A {base.__name__} whose ``num_features`` comes from its first input."
