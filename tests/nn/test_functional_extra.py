@@ -627,3 +627,13 @@ def test_group_norm_shapes(shape, groups):
         w,
         b,
     )
+
+
+def test_l1_loss_weight_and_inplace_dropout():
+    x, y, w = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)), RNG.random((3, 4))
+    ew, tw = ember.from_numpy(w), torch.from_numpy(w)
+    check(lambda a, b: F.l1_loss(a, b, weight=ew), lambda a, b: TF.l1_loss(a, b, weight=tw), x, y)
+    ember.manual_seed(0)
+    z = ember.ones(100, 100)
+    out = F.dropout(z, 0.5, inplace=True)
+    assert out is z and set(np.unique(z.numpy())) == {0.0, 2.0}
