@@ -18,6 +18,7 @@ from ember.core import (
     api_shape,
     factories,
     functional,
+    index_extra,
     index_ops,
     indexing,
     inplace_ops,
@@ -148,6 +149,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
         n: getattr(m, n)
         for m in (
             shape_extra,
+            index_extra,
             linalg_ops,
             linalg_norms,
             linalg_solve,

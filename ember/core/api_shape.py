@@ -11,7 +11,7 @@ These wrappers do that and call exactly one operator each. ``FUNCTIONS`` become
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ember.core import inplace_ops
 from ember.core.tensor import Tensor, _shape_args
@@ -308,6 +308,85 @@ def einsum_sublist_equation(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, .
     return eq, tuple(tensors)
 
 
+class HistogramResult(NamedTuple):
+    """``(hist, bin_edges)``, as ``torch.return_types.histogram``."""
+
+    hist: Tensor
+    bin_edges: Tensor
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Any = None,  # noqa: A002
+              weight: Tensor | None = None, density: bool = False) -> HistogramResult:  # fmt: skip
+    """Counts (or ``weight`` sums, or a density) of ``input`` over ``bins`` equal bins of
+    ``range``, or over explicit increasing bin edges.
+
+    Examples:
+        >>> import ember
+        >>> ember.histogram(ember.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0)).hist
+        tensor([0., 2., 1., 0.])
+    """
+    if isinstance(bins, Tensor):
+        out = ops.aten.histogram.bins_tensor(input, bins, weight=weight, density=density)
+    else:
+        rng = None if range is None else [float(r) for r in range]
+        out = ops.aten.histogram.bin_ct(input, bins, range=rng, weight=weight, density=density)
+    return HistogramResult(*out)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:  # fmt: skip
+    """Whether each of ``elements`` occurs in ``test_elements`` (either may be a scalar).
+
+    Examples:
+        >>> import ember
+        >>> ember.isin(ember.tensor([1, 2, 3]), ember.tensor([3, 1])).tolist()
+        [True, False, True]
+    """
+    if not isinstance(elements, Tensor):
+        overload = ops.aten.isin.Scalar_Tensor
+    elif not isinstance(test_elements, Tensor):
+        overload = ops.aten.isin.Tensor_Scalar
+    else:
+        overload = ops.aten.isin.Tensor_Tensor
+    return overload(elements, test_elements, assume_unique=assume_unique, invert=invert)  # type: ignore[no-any-return]
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth value of a one-element tensor."""
+    n = input.numel()
+    if n != 1:
+        which = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
+    return bool(input.reshape(()).item())
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.dtype.is_floating_point  # type: ignore[no-any-return]
+
+
+def is_complex(input: Tensor) -> bool:
+    return False  # ember has no complex dtypes
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's casting rules allow ``from_`` to become ``to`` (never down a
+    category: float to integral, or anything but bool to bool).
+
+    Examples:
+        >>> import ember
+        >>> ember.can_cast(ember.int32, ember.float16), ember.can_cast(ember.float32, ember.int64)
+        (True, False)
+    """
+    from ember.core import dtype as dt
+
+    rank = {dt.BOOL: 0, dt.INT: 1, dt.FLOAT: 2}
+    return rank[from_.category] <= rank[to.category]
+
+
 # -- masks, nonzero and where ---------------------------------------------------------------------
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an (n, ndim) tensor, or one 1-D tensor per dim.
@@ -392,6 +471,9 @@ _TUPLES = {
     "vsplit": "vsplit.array",
     "dsplit": "dsplit.array",
     "split_with_sizes": "split_with_sizes",
+    "unsafe_split": "unsafe_split.Tensor",
+    "unsafe_chunk": "unsafe_chunk",
+    "unbind_copy": "unbind_copy.int",
 }
 
 
@@ -445,6 +527,13 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "concatenate": concatenate,
     "cat": cat,
     "split": split,
+    "histogram": histogram,
+    "isin": isin,
+    "is_nonzero": is_nonzero,
+    "is_same_size": is_same_size,
+    "is_floating_point": is_floating_point,
+    "is_complex": is_complex,
+    "can_cast": can_cast,
     "cdist": cdist,
     "nonzero": nonzero,
     "where": where,
@@ -457,6 +546,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 METHODS: dict[str, Callable[..., Any]] = {
     **{name: _tuple_of(overload) for name, overload in _TUPLES.items()},
     "split": _tensor_split_method,
+    "histogram": histogram,
+    "isin": isin,
+    "is_nonzero": is_nonzero,
+    "is_same_size": is_same_size,
     **inplace_ops.METHODS,
     "repeat_interleave": _tensor_repeat_interleave,
     "resize_": _resize_,

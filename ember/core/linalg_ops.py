@@ -36,6 +36,7 @@ __all__ = [
     "trapezoid_x",
     "cumulative_trapezoid",
     "cumulative_trapezoid_x",
+    "vander",
 ]
 
 _NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
@@ -436,3 +437,19 @@ def cumulative_trapezoid(y: Tensor, dx: Any = 1, dim: int = -1) -> Tensor:
     if y._shape[d] == 0:
         return yf.clone()
     return (_pairs_sum(yf, d) * _scalar(float(dx) / 2, yf)).cumsum(d)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """Columns ``x ** (N-1), ..., x ** 0`` (or increasing): a running product, exact for ints."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    xp = x if x._dtype is not dt.bool_ else x.to(dt.int64)
+    if n == 0:
+        return _aten().empty.memory_format((x._shape[0], 0), dtype=xp._dtype, device=x._device)
+    ones = _aten().ones_like.default(xp).unsqueeze(1)
+    cols = [ones] + [xp.unsqueeze(1).expand(x._shape[0], n - 1)] if n > 1 else [ones]
+    out = _aten().cat(cols, 1).cumprod(1)
+    return out if increasing else _aten().flip.default(out, [1])

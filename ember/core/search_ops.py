@@ -18,7 +18,15 @@ from typing import Any
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor, _wrap_dim
 
-__all__ = ["searchsorted", "bucketize", "bincount", "histc", "unique_consecutive"]
+__all__ = [
+    "searchsorted",
+    "bucketize",
+    "bincount",
+    "histc",
+    "histogram",
+    "histogram_edges",
+    "unique_consecutive",
+]
 
 _NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -186,6 +194,61 @@ def histc(self: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor: 
             pos = ((v - lo) * bins / (hi - lo)).floor().to(dt.int64).clamp(0, bins - 1)
             out.scatter_add_(0, pos, _empty((v.numel(),), acc, self).fill_(1))
     return out.to(self._dtype)
+
+
+def histogram(self: Tensor, bins: int = 100, range: Any = None,  # noqa: A002
+              weight: Any = None, density: bool = False) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """(hist, bin_edges) over ``bins`` equal bins of ``range`` (the data's by default)."""
+    if self._dtype.category != dt.FLOAT:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{_NAMES[self._dtype.name]}'"
+        )
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    x = self.detach()
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+        if lo > hi:
+            raise RuntimeError(
+                f"torch.histogram(): min should not exceed max, but got min {lo} max {hi}"
+            )
+    elif x.numel():
+        lo, hi = float(x.amin().item()), float(x.amax().item())
+    else:
+        lo, hi = 0.0, 0.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = _aten().linspace(lo, hi, bins + 1, dtype=self._dtype, device=self._device)
+    return histogram_edges(self, edges, weight, density)
+
+
+def histogram_edges(self: Tensor, bins: Tensor, weight: Any = None, density: bool = False
+                    ) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """(hist, bins) for explicit, increasing bin edges (the last bin includes its right edge)."""
+    if self._dtype.category != dt.FLOAT:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{_NAMES[self._dtype.name]}'"
+        )
+    if bins.ndim != 1 or bins.numel() < 2:
+        raise RuntimeError(
+            "torch.histogram(): bins tensor should have one dimension and at least 2 elements"
+        )
+    nb = bins.numel() - 1
+    x = self.detach().reshape(-1)
+    edges = bins.detach().to(x._dtype)
+    w = None if weight is None else weight.detach().reshape(-1).to(x._dtype)
+    first, last = edges.narrow(0, 0, 1), edges.narrow(0, nb, 1)
+    inside = (x >= first) & (x <= last)
+    pos = (searchsorted(edges, x, right=True) - 1).clamp(0, nb - 1)
+    out = _empty((nb,), x._dtype, x).fill_(0)
+    ones = w if w is not None else _empty((x.numel(),), x._dtype, x).fill_(1)
+    vals = _aten().where.self(inside, ones, _empty((), x._dtype, x).fill_(0))
+    if x.numel():
+        out.scatter_add_(0, pos, vals)
+    if density:
+        widths = edges.narrow(0, 1, nb) - edges.narrow(0, 0, nb)
+        out = out / (out.sum() * widths)
+    return out, edges
 
 
 def _fmt(v: float) -> str:

@@ -132,6 +132,17 @@ def _masked_scatter_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleIn
     yield SampleInput((x, mask, make_tensor((12,), dtype, dev, generator=rng)), {}, "broadcast")
 
 
+def _index_reduce_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
+    import ember
+
+    idx = ember.tensor([0, 2, 0, 2, 1]).to(dev)
+    for red in ("prod", "mean", "amax", "amin"):
+        lo = -2 if category(dtype) == "float" else 0  # small integers: no wraparound
+        x = make_tensor((3, 4), dtype, dev, low=lo, high=2, generator=rng)
+        src = make_tensor((5, 4), dtype, dev, low=lo, high=2, generator=rng)
+        yield SampleInput((x, 0, idx, src, red), {}, red)
+
+
 # -- numpy references ------------------------------------------------------------------------------
 def _np_searchsorted(bd: np.ndarray, v: np.ndarray, right: bool = False) -> np.ndarray:
     side: Any = "right" if right else "left"
@@ -198,6 +209,30 @@ def _np_masked_scatter(a: np.ndarray, m: np.ndarray, s: np.ndarray) -> np.ndarra
     out = a.copy()
     out[m] = s.reshape(-1)[: int(m.sum())]
     return out
+
+
+def _np_index_reduce(a: np.ndarray, dim: int, idx: np.ndarray, src: np.ndarray, red: str
+                     ) -> np.ndarray:  # fmt: skip
+    out = a.astype(np.float64).copy()
+    groups: dict[int, list[np.ndarray]] = {}
+    for i, k in enumerate(idx):
+        groups.setdefault(int(k), []).append(src[i])
+    for k, rows in groups.items():
+        vals = np.stack([out[k]] + rows)  # include_self
+        if red == "prod":
+            out[k] = vals.prod(0)
+        elif red == "mean":
+            m = vals.mean(0)
+            out[k] = np.floor(m) if np.issubdtype(a.dtype, np.integer) else m
+        else:
+            out[k] = vals.max(0) if red == "amax" else vals.min(0)
+    return out
+
+
+def _np_nonzero_static(a: np.ndarray, size: int, fill_value: int = -1) -> np.ndarray:
+    nz = np.argwhere(a)[:size]
+    pad = np.full((size - len(nz), a.ndim), fill_value)
+    return np.concatenate([nz, pad]).astype(np.int64)
 
 
 def _np_cdist(a: np.ndarray, b: np.ndarray, p: float = 2.0) -> np.ndarray:
@@ -302,6 +337,12 @@ ROWS: list[Row] = [
      lambda r, c, k, **_: np.stack(np.triu_indices(r, k, c)), None, False),
     ("put", ALL_DTYPES, _put_samples, _np_put, None, None),
     ("masked_scatter", ALL_DTYPES, _masked_scatter_samples, _np_masked_scatter, None, None),
+    ("index_reduce", WIDE, _index_reduce_samples, _np_index_reduce, None, None),
+    ("isin.Tensor_Tensor", NUMERIC, _on((3, 4), (5,), low=0, high=6), np.isin, None, False),
+    ("nonzero_static", ALL_DTYPES, _on((3, 4), kw={"size": 7}, low=-1, high=2),
+     _np_nonzero_static, None, False),
+    ("histogram.bin_ct", F32_64, _on((40,), args=(4,), kw={"range": [0.0, 1.0]}, low=0, high=1),
+     lambda a, b, range: np.histogram(a, b, tuple(range))[0], _first, False),
     # -- linear algebra --
     ("cross", WIDE, _on((4, 3), (4, 3), args=(1,)), lambda a, b, d: np.cross(a, b, axis=d), None,
      None),

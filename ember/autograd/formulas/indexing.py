@@ -96,6 +96,16 @@ def _sort_back(grad: Any, self_shape: Any, dim: int, result1: Any) -> Any:
     return grad.new_zeros(self_shape).scatter(dim, result1, grad)
 
 
+def _not_implemented(name: str) -> Any:
+    """A rule for an operator PyTorch does not differentiate either: its output requires
+    grad (as PyTorch's does), and backward through it fails naming the operator."""
+
+    def rule(grad: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return rule
+
+
 FORMULAS: dict[str, Any] = {
     "aten::gather": (
         lambda grad, self_shape, dim, index: grad.new_zeros(self_shape).scatter_add(
@@ -117,4 +127,6 @@ FORMULAS: dict[str, Any] = {
     ),
     "aten::sort.stable": (_sort_back,),
     "aten::nonzero": None,
+    "aten::histogram.bin_ct": (_not_implemented("histogram"), _not_implemented("histogram")),
+    "aten::histogram.bins_tensor": (_not_implemented("histogram"), None, None),
 }

@@ -1,0 +1,185 @@
+# mypy: disable-error-code="operator, union-attr, attr-defined"
+# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
+"""More indexing composites: index_reduce, fill_diagonal_, nonzero_static, as_strided_scatter,
+isin, and the ``*_copy`` forms of the views.
+
+Each is one call into the indexing primitives (``scatter_reduce_``, ``index_put_``,
+``nonzero``, ``sort``) or a view followed by a copy, so every device with the primitive
+set runs them; autograd differentiates them through those calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.core import dtype as dt
+from ember.core.tensor import Tensor, _wrap_dim
+
+__all__ = [
+    "index_reduce",
+    "index_reduce_",
+    "fill_diagonal_",
+    "nonzero_static",
+    "as_strided_scatter",
+    "isin",
+    "expand_copy",
+    "permute_copy",
+    "t_copy",
+    "view_copy",
+    "diagonal_copy",
+    "as_strided_copy",
+    "unbind_copy",
+]
+
+
+def _aten() -> Any:
+    from ember.dispatcher.namespace import ops
+
+    return ops.aten
+
+
+_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                  include_self: bool = True) -> Tensor:  # fmt: skip
+    if reduce not in _REDUCES:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    if index.ndim > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim}"
+        )
+    if index._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
+    d = _wrap_dim(dim, self.ndim)
+    src = source if source.ndim else source.reshape(1)
+    if src.ndim != max(self.ndim, 1) or src._shape[d] != index.numel():
+        raise RuntimeError(
+            "index_reduce_(): Number of indices and the size of source along dim should match "
+            f"(got {index.numel()} indices, source of shape {list(source._shape)})"
+        )
+    # Each source slice i along ``dim`` goes to self's slice index[i]: a scatter along dim.
+    shape = [1] * src.ndim
+    shape[d] = -1
+    idx = index.to(dt.int64).reshape(shape).expand(tuple(src._shape))
+    target = self if self.ndim else self.reshape(1)
+    _aten().scatter_reduce_.two(target, d, idx, src, reduce, include_self=include_self)
+    return self
+
+
+def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                 include_self: bool = True) -> Tensor:  # fmt: skip
+    return index_reduce_(self.clone(), dim, index, source, reduce, include_self)
+
+
+def _diagonal_positions(self: Tensor, wrap: bool) -> Tensor:
+    """Row-major flat positions of the main diagonal (wrapping for tall matrices)."""
+    n = self.ndim
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if n > 2 and len(set(self._shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step = 0
+    prod = 1
+    for s in reversed(self._shape):
+        step += prod
+        prod *= s
+    numel = self.numel()
+    if n == 2 and wrap:
+        count = (numel + step - 1) // step
+    else:
+        count = min(self._shape)
+    return _aten().arange.start_step(0, count * step, step, dtype=dt.int64, device=self._device)
+
+
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    pos = _diagonal_positions(self, wrap)
+    if not pos.numel():
+        return self
+    from ember.core.factories import scalar_tensor_like
+
+    v = scalar_tensor_like(fill_value, self).to(self._dtype)
+    if self.is_contiguous():
+        _aten().index_put_.default(self.view(-1), [pos], v, False)
+        return self
+    tmp = self.contiguous()
+    _aten().index_put_.default(tmp.view(-1), [pos], v, False)
+    return self.copy_(tmp)
+
+
+def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    idx = _aten().nonzero.default(self)
+    n = idx._shape[0]
+    if n >= size:
+        return idx.narrow(0, 0, size).clone()
+    pad = _aten().full.default(
+        (size - n, self.ndim), fill_value, dtype=dt.int64, device=self._device
+    )
+    return _aten().cat([idx, pad], 0)
+
+
+def as_strided_scatter(self: Tensor, src: Tensor, size: Any, stride: Any,
+                       storage_offset: Any = None) -> Tensor:  # fmt: skip
+    out = self.clone()
+    view = _aten().as_strided.default(out, tuple(size), tuple(stride), storage_offset)
+    if tuple(view._shape) != tuple(src._shape):
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src._shape)}, slice size = {list(view._shape)}"
+        )
+    view.copy_(src)
+    return out
+
+
+def isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False
+         ) -> Tensor:  # fmt: skip
+    """Whether each element occurs in ``test_elements``: one sort of the test elements and
+    a binary search (``searchsorted``) of every element."""
+    from ember.core.factories import scalar_tensor_like
+
+    aten = _aten()
+    e = elements if isinstance(elements, Tensor) else scalar_tensor_like(elements, test_elements)
+    t = test_elements if isinstance(test_elements, Tensor) else scalar_tensor_like(test_elements, e)
+    ct = dt.promote_types(e._dtype, t._dtype)
+    e, t = e.to(ct), t.reshape(-1).to(ct)
+    if t.numel() == 0:
+        found = aten.zeros_like.default(e, dtype=dt.bool_)
+    else:
+        srt = aten.sort.stable(t, stable=False, dim=0, descending=False)[0]
+        pos = aten.searchsorted.Tensor(srt, e).clamp(max=t.numel() - 1)
+        found = aten.eq.Tensor(aten.index.Tensor(srt, [pos.reshape(-1)]).reshape(e._shape), e)
+    return found.logical_not() if invert else found
+
+
+# -- the *_copy forms of the views (a view, then a copy) -------------------------------------------
+def expand_copy(self: Tensor, size: Any, implicit: bool = False) -> Tensor:
+    return _aten().expand.default(self, tuple(size)).clone()
+
+
+def permute_copy(self: Tensor, dims: Any) -> Tensor:
+    return _aten().permute.default(self, tuple(dims)).clone()
+
+
+def t_copy(self: Tensor) -> Tensor:
+    return _aten().t.default(self).clone()
+
+
+def view_copy(self: Tensor, size: Any) -> Tensor:
+    return _aten().view.default(self, tuple(size)).clone()
+
+
+def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return _aten().diagonal.default(self, offset, dim1, dim2).clone()
+
+
+def as_strided_copy(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    return _aten().as_strided.default(self, tuple(size), tuple(stride), storage_offset).clone()
+
+
+def unbind_copy(self: Tensor, dim: int = 0) -> list[Tensor]:
+    return [t.clone() for t in _aten().unbind.int(self, dim)]
