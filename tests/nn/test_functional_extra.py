@@ -629,11 +629,25 @@ def test_group_norm_shapes(shape, groups):
     )
 
 
-def test_l1_loss_weight_and_inplace_dropout():
-    x, y, w = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)), RNG.random((3, 4))
-    ew, tw = ember.from_numpy(w), torch.from_numpy(w)
-    check(lambda a, b: F.l1_loss(a, b, weight=ew), lambda a, b: TF.l1_loss(a, b, weight=tw), x, y)
+def test_l1_loss_and_inplace_dropout():
+    x, y = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    check(lambda a, b: F.l1_loss(a, b), lambda a, b: TF.l1_loss(a, b), x, y)
     ember.manual_seed(0)
     z = ember.ones(100, 100)
     out = F.dropout(z, 0.5, inplace=True)
     assert out is z and set(np.unique(z.numpy())) == {0.0, 2.0}
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_mse_and_l1(name, reduction):
+    x, y, w = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)), RNG.random((3, 4))
+    ew, tw = ember.from_numpy(w), torch.from_numpy(w)
+    check(
+        lambda a, b: getattr(F, name)(a, b, weight=ew, reduction=reduction),
+        lambda a, b: getattr(TF, name)(a, b, weight=tw, reduction=reduction),
+        x,
+        y,
+    )
+    with pytest.raises(ValueError, match="Weights and input must have the same size."):
+        getattr(F, name)(ember.zeros(3, 4), ember.zeros(3, 4), weight=ember.ones(4))

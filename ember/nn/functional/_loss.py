@@ -48,6 +48,19 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _weighted(loss: Tensor, weight: Tensor | None, input: Tensor, reduction: str) -> Tensor:
+    """Reduce ``loss * weight``; a weighted mean divides by the sum of the weights (PyTorch's
+    mse_loss/l1_loss), and the weight must have the input's shape."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
 def mse_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", weight: Tensor | None = None,
@@ -60,19 +73,15 @@ def mse_loss(
         tensor(5.)
     """
     d = input - target
-    loss = d * d
-    return _reduce(
-        loss * weight if weight is not None else loss, _legacy(size_average, reduce, reduction)
-    )
+    return _weighted(d * d, weight, input, _legacy(size_average, reduce, reduction))
 
 
 def l1_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", weight: Tensor | None = None,
 ) -> Tensor:  # fmt: skip
-    loss = (input - target).abs()
-    return _reduce(
-        loss * weight if weight is not None else loss, _legacy(size_average, reduce, reduction)
+    return _weighted(
+        (input - target).abs(), weight, input, _legacy(size_average, reduce, reduction)
     )
 
 
