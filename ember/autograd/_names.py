@@ -29,7 +29,9 @@ def default_name(base: str) -> str:
 
 NAMES: dict[str, str] = {
     "aten::square": "PowBackward0",
-    "aten::rsub.Scalar": "RsubBackward1",  # PyTorch computes square as pow(x, 2)
+    "aten::rsub.Scalar": "RsubBackward1",
+    "aten::clamp_min.Tensor": "ClampMinBackward1",
+    "aten::clamp_max.Tensor": "ClampMaxBackward1",  # PyTorch computes square as pow(x, 2)
     "aten::div.Tensor_mode": "DivBackward2",
     "aten::remainder.Tensor": "RemainderBackward1",
     "aten::fmod.Tensor": "FmodBackward1",

@@ -326,3 +326,26 @@ def test_prod_at_exact_zeros_matches_torch(vals: list[list[float]], dim: int | N
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-12, atol=0)
     fn = (lambda t: t.prod()) if dim is None else (lambda t: t.prod(dim))
     assert gradgradcheck(fn, (ember.tensor(arr, requires_grad=True),))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x, lo, hi: L.ops.aten.clamp.Tensor(x, lo, hi),
+        lambda L, x, lo, hi: L.ops.aten.clamp.Tensor(x, lo, None),
+        lambda L, x, lo, hi: L.ops.aten.clamp.Tensor(x, None, hi),
+        lambda L, x, lo, hi: L.ops.aten.clamp_min.Tensor(x, lo),
+        lambda L, x, lo, hi: L.ops.aten.clamp_max.Tensor(x, hi),
+    ],
+    ids=["both", "min", "max", "clamp_min", "clamp_max"],
+)
+def test_clamp_with_tensor_bounds_matches_torch_at_ties(call: Callable[..., Any]) -> None:
+    # ties at both bounds, and bounds with min > max
+    vals = ([-1.0, 0.0, 0.5, 1.0, 2.0, 0.7, 0.3], [0.0] * 5 + [0.8, 0.5], [1.0] * 5 + [0.6, 0.2])
+    res = []
+    for lib in (ember, torch):
+        x, lo, hi = (lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in vals)
+        y = call(lib, x, lo, hi)
+        gs = lib.autograd.grad(y.sum(), [x, lo, hi], allow_unused=True)
+        res.append((type(y.grad_fn).__name__, [None if g is None else g.tolist() for g in gs]))
+    assert res[0] == res[1]

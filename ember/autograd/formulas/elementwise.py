@@ -68,6 +68,25 @@ def _pow_exponent(g: Any, self: Any, result: Any) -> Any:
     return g * _where(self == 0, 0.0, result * self.log())
 
 
+def _clamp_self(grad: Any, self: Any, min: Any, max: Any) -> Any:
+    """PyTorch's clamp gradient: the whole gradient where ``min <= self <= max`` (ties
+    included, unlike maximum/minimum's half), nothing where min > max."""
+    mask = None if min is None else self >= min
+    if max is not None:
+        mask = self <= max if mask is None else mask.logical_and(self <= max)
+    return grad if mask is None else _where(mask, grad, 0.0)
+
+
+def _clamp_min_arg(grad: Any, self: Any, min: Any, max: Any) -> Any:
+    mask = self < min
+    return _where(mask if max is None else mask.logical_and(min < max), grad, 0.0)
+
+
+def _clamp_max_arg(grad: Any, self: Any, min: Any, max: Any) -> Any:
+    mask = self > max
+    return _where(mask if min is None else mask.logical_or(max < min), grad, 0.0)
+
+
 FORMULAS: dict[str, Any] = {
     # -- unary ---------------------------------------------------------------------------------
     "aten::neg": (lambda grad: -grad,),
@@ -163,6 +182,17 @@ FORMULAS: dict[str, Any] = {
     "aten::pow.Tensor_Tensor": (
         lambda grad, self, exponent: grad * exponent * self ** (exponent - 1),
         _pow_exponent,
+    ),
+    # The Scalar overloads (clamp, clamp_min, clamp_max) stay Composite for now: the core's
+    # ``clamp`` also passes tensor bounds to them, which would get no edge there.
+    "aten::clamp.Tensor": (_clamp_self, _clamp_min_arg, _clamp_max_arg),
+    "aten::clamp_min.Tensor": (
+        lambda grad, self, min: _where(self >= min, grad, 0.0),
+        lambda grad, self, min: _where(self < min, grad, 0.0),
+    ),
+    "aten::clamp_max.Tensor": (
+        lambda grad, self, max: _where(self <= max, grad, 0.0),
+        lambda grad, self, max: _where(self > max, grad, 0.0),
     ),
     "aten::where.self": (
         None,
