@@ -22,11 +22,13 @@ from ember.optim.optimizer import Optimizer, _params_with_grad
 __all__ = ["Adadelta", "Adamax", "NAdam", "RAdam"]
 
 
-def _check(**values: float) -> None:
-    """PyTorch's argument checks: every named hyper-parameter must be non-negative."""
-    for name, v in values.items():
+def _check(lr: float, eps: float, weight_decay: float, **more: float) -> None:
+    """PyTorch's argument checks (and messages): the hyper-parameters must be non-negative."""
+    named = {"learning rate": lr, "epsilon value": eps, "weight_decay value": weight_decay}
+    named.update((f"{k} value", v) for k, v in more.items())
+    for name, v in named.items():
         if v < 0.0:
-            raise ValueError(f"Invalid {name.replace('_', ' ')}: {v}")
+            raise ValueError(f"Invalid {name}: {v}")
 
 
 def _check_betas(betas: tuple[float, float]) -> None:
@@ -58,7 +60,7 @@ class Adadelta(Optimizer):
         weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
         maximize: bool = False, differentiable: bool = False,
     ) -> None:  # fmt: skip
-        _check(learning_rate=lr, epsilon_value=eps, weight_decay_value=weight_decay)
+        _check(lr, eps, weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         defaults = dict(
@@ -109,7 +111,7 @@ class Adamax(Optimizer):
         eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
         maximize: bool = False, differentiable: bool = False, capturable: bool = False,
     ) -> None:  # fmt: skip
-        _check(learning_rate=lr, epsilon_value=eps, weight_decay_value=weight_decay)
+        _check(lr, eps, weight_decay)
         _check_betas(betas)
         defaults = dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
@@ -171,8 +173,7 @@ class NAdam(Optimizer):
         decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
         maximize: bool = False, capturable: bool = False, differentiable: bool = False,
     ) -> None:  # fmt: skip
-        _check(learning_rate=lr, epsilon_value=eps, weight_decay_value=weight_decay,
-               momentum_decay=momentum_decay)  # fmt: skip
+        _check(lr, eps, weight_decay, momentum_decay=momentum_decay)
         _check_betas(betas)
         defaults = dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
@@ -229,7 +230,7 @@ class RAdam(Optimizer):
         foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
         differentiable: bool = False,
     ) -> None:  # fmt: skip
-        _check(learning_rate=lr, epsilon_value=eps, weight_decay_value=weight_decay)
+        _check(lr, eps, weight_decay)
         _check_betas(betas)
         defaults = dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
