@@ -651,3 +651,10 @@ def test_weighted_mse_and_l1(name, reduction):
     )
     with pytest.raises(ValueError, match="Weights and input must have the same size."):
         getattr(F, name)(ember.zeros(3, 4), ember.zeros(3, 4), weight=ember.ones(4))
+
+
+@pytest.mark.parametrize("name", ["hardtanh", "relu6", "hardsigmoid", "hardswish", "threshold"])
+def test_piecewise_gradients_at_the_breakpoints(name):
+    x = np.array([-3.0, -1.0, 0.0, 1.0, 3.0, 6.0, 7.0])
+    kw = {"threshold": 1.0, "value": 0.5} if name == "threshold" else {}
+    check(lambda t: getattr(F, name)(t, **kw), lambda t: getattr(TF, name)(t, **kw), x)

@@ -56,7 +56,7 @@ def relu_(input: Tensor) -> Tensor:
 def hardtanh(
     input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
 ) -> Tensor:
-    """Clamp to ``[min_val, max_val]`` (written as two relus, so it needs no clamp kernel).
+    """Clamp to ``[min_val, max_val]``.
 
     Examples:
         >>> import ember
@@ -65,7 +65,13 @@ def hardtanh(
     """
     if max_val < min_val:
         raise ValueError("hardtanh: max_val must be greater than or equal to min_val")
-    return _apply(lambda x: (x - min_val).relu() - (x - max_val).relu() + min_val, input, inplace)
+    def fn(x: Tensor) -> Tensor:
+        # Gradient 1 strictly inside (min_val, max_val) and 0 at and beyond the bounds.
+        lo = ember.full((), min_val, dtype=x.dtype, device=x.device)
+        hi = ember.full((), max_val, dtype=x.dtype, device=x.device)
+        return ember.where(x <= min_val, lo, ember.where(x >= max_val, hi, x))
+
+    return _apply(fn, input, inplace)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
