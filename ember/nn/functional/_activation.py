@@ -65,6 +65,7 @@ def hardtanh(
     """
     if max_val < min_val:
         raise ValueError("hardtanh: max_val must be greater than or equal to min_val")
+
     def fn(x: Tensor) -> Tensor:
         # Gradient 1 strictly inside (min_val, max_val) and 0 at and beyond the bounds.
         lo = ember.full((), min_val, dtype=x.dtype, device=x.device)
