@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ember.core import dtype as _dt
 from ember.core.structured import broadcast_shapes, expand_to
 from ember.core.tensor import Tensor
+
+_BOOL = _dt.bool_
 
 __all__ = ["matmul", "mm", "mv", "dot", "max", "min", "rsub", "floor_divide", "true_divide"]
 
@@ -39,6 +42,9 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
+    if a._dtype is _BOOL or b._dtype is _BOOL:
+        kernel = "dot" if da == db == 1 else ("addmv_impl_cpu" if db == 1 else "addmm_impl_cpu_")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if da == 1 and db == 1:
         return dot(a, b)
     squeeze_first = da == 1
@@ -100,6 +106,8 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
             f"[{tensor._shape[0]}] to have the same number of elements, but got "
             f"{self._shape[0]} and {tensor._shape[0]} elements respectively"
         )
+    if self._dtype is _BOOL:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     if self._dtype is not tensor._dtype:
         raise RuntimeError(
             f"dot : expected both vectors to have same dtype, but found "

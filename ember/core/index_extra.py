@@ -48,6 +48,12 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
             "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
             f"{reduce}."
         )
+    if self._dtype is dt.bool_:
+        if self.ndim <= 1:  # PyTorch's 1-d kernel has no bool case (its n-d one does)
+            raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
+        tmp = self.to(dt.uint8)
+        index_reduce_(tmp, dim, index, source.to(dt.uint8), reduce, include_self)
+        return self.copy_(tmp)
     if index.ndim > 1:
         raise IndexError(
             f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim}"

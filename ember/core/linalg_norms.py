@@ -170,6 +170,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
         )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if x1._dtype in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_NAMES[x1._dtype.name]}'")
     if x1._dtype is not x2._dtype:
         raise RuntimeError(
             f"expected scalar type {_NAMES[x1._dtype.name]} but found {_NAMES[x2._dtype.name]}"

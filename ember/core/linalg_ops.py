@@ -157,6 +157,8 @@ def kron(self: Tensor, other: Tensor) -> Tensor:
 def trace(self: Tensor) -> Tensor:
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return _aten().diagonal.default(self, 0, 0, 1).sum()
 
 
@@ -327,6 +329,8 @@ def cov(self: Tensor, correction: int = 1, fweights: Any = None, aweights: Any =
             "cov(): expected input to have two or fewer dimensions but got an input with "
             f"{self.ndim} dimensions"
         )
+    if self._dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = _float(self)
     x = x.reshape(1, -1) if x.ndim < 2 else x
     n = x._shape[1]
@@ -387,6 +391,11 @@ def corrcoef(self: Tensor) -> Tensor:
     return c.clamp(-1, 1)
 
 
+def _no_bool(name: str, y: Tensor) -> None:
+    if y._dtype is dt.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
 def _pairs_sum(y: Tensor, d: int) -> Tensor:
     n = y._shape[d]
     return y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
@@ -410,6 +419,7 @@ def _spacing(y: Tensor, x: Tensor, d: int) -> Tensor:
 
 
 def trapezoid_x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+    _no_bool("trapezoid", y)
     d = _wrap_dim(dim, y.ndim)
     if y._shape[d] == 0:
         return _aten().zeros_like.default(_float(y).sum(d))
@@ -417,6 +427,7 @@ def trapezoid_x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 
 
 def trapezoid(y: Tensor, dx: Any = 1, dim: int = -1) -> Tensor:
+    _no_bool("trapezoid", y)
     d = _wrap_dim(dim, y.ndim)
     yf = _float(y)
     if y._shape[d] == 0:
@@ -425,6 +436,7 @@ def trapezoid(y: Tensor, dx: Any = 1, dim: int = -1) -> Tensor:
 
 
 def cumulative_trapezoid_x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+    _no_bool("cumulative_trapezoid", y)
     d = _wrap_dim(dim, y.ndim)
     if y._shape[d] == 0:
         return _float(y).clone()
@@ -432,6 +444,7 @@ def cumulative_trapezoid_x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 
 
 def cumulative_trapezoid(y: Tensor, dx: Any = 1, dim: int = -1) -> Tensor:
+    _no_bool("cumulative_trapezoid", y)
     d = _wrap_dim(dim, y.ndim)
     yf = _float(y)
     if y._shape[d] == 0:

@@ -45,6 +45,8 @@ def _check_square(name: str, a: Tensor) -> int:
             f"{_NAMES[a._dtype.name]}"
         )
     if a._dtype in (dt.float16, dt.bfloat16):
+        if name != "inv":  # PyTorch's LU kernel refuses them first
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_NAMES[a._dtype.name]}'")
         raise RuntimeError(
             f"linalg.{name}: Low precision dtypes not supported. Got {_NAMES[a._dtype.name]}"
         )

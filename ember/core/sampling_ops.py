@@ -78,6 +78,8 @@ def exponential_(self: Tensor, lambd: float = 1.0, generator: Any = None) -> Ten
 def geometric_(self: Tensor, p: float, generator: Any = None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     u = _work(self).uniform_(0.0, 1.0, generator=generator)
     k = ((1 - u).log() / math.log1p(-p)).ceil()
     return self.copy_(k.clamp(min=1))
@@ -173,6 +175,8 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any = 
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or dt.get_default_dtype()
+    if d is dt.bool_:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     s = start.item() if isinstance(start, Tensor) else start
     e = end.item() if isinstance(end, Tensor) else end
     exps = _aten().linspace(s, e, steps, dtype=dt.float64, device=device)

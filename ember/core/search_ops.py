@@ -199,7 +199,7 @@ def histc(self: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor: 
 def histogram(self: Tensor, bins: int = 100, range: Any = None,  # noqa: A002
               weight: Any = None, density: bool = False) -> tuple[Tensor, Tensor]:  # fmt: skip
     """(hist, bin_edges) over ``bins`` equal bins of ``range`` (the data's by default)."""
-    if self._dtype.category != dt.FLOAT:
+    if self._dtype.category != dt.FLOAT or self._dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(
             f"\"histogramdd\" not implemented for '{_NAMES[self._dtype.name]}'"
         )
@@ -225,7 +225,7 @@ def histogram(self: Tensor, bins: int = 100, range: Any = None,  # noqa: A002
 def histogram_edges(self: Tensor, bins: Tensor, weight: Any = None, density: bool = False
                     ) -> tuple[Tensor, Tensor]:  # fmt: skip
     """(hist, bins) for explicit, increasing bin edges (the last bin includes its right edge)."""
-    if self._dtype.category != dt.FLOAT:
+    if self._dtype.category != dt.FLOAT or self._dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(
             f"\"histogramdd\" not implemented for '{_NAMES[self._dtype.name]}'"
         )

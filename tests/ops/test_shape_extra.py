@@ -1043,3 +1043,75 @@ def test_as_strided_scatter_gradient_is_exact():
     out.backward(ember.arange(6.0) + 1)
     assert a.grad.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 6.0]
     assert src.grad.tolist() == [[2.0, 4.0], [3.0, 5.0]]
+
+
+# -- every dtype: the same values, dtype or error as PyTorch ------------------------------------
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]  # fmt: skip
+
+
+def T(L, a, d):  # noqa: N802
+    return L.tensor(a).to(getattr(L, d))
+
+
+DTYPE_SWEEP = {
+    "cross": lambda L, a, d: L.cross(T(L, a[:, :3], d), T(L, a[:, 1:4], d), dim=1),
+    "kron": lambda L, a, d: L.kron(T(L, a[:2, :2], d), T(L, a[:2, 1:3], d)),
+    "trace": lambda L, a, d: L.trace(T(L, a[:3, :3], d)),
+    "tensordot": lambda L, a, d: L.tensordot(T(L, a, d), T(L, a.T, d), 1),
+    "inner": lambda L, a, d: L.inner(T(L, a, d), T(L, a, d)),
+    "vdot": lambda L, a, d: L.vdot(T(L, a[0], d), T(L, a[1], d)),
+    "addmv": lambda L, a, d: L.addmv(T(L, a[:, 0], d), T(L, a, d), T(L, a[0], d)),
+    "addr": lambda L, a, d: L.addr(T(L, a, d), T(L, a[:, 0], d), T(L, a[0], d)),
+    "addbmm": lambda L, a, d: L.addbmm(
+        T(L, a[:2, :2], d), T(L, a[None, :2, :3], d), T(L, a[None, :3, :2], d)
+    ),
+    "outer": lambda L, a, d: L.outer(T(L, a[0], d), T(L, a[1], d)),
+    "chain_matmul": lambda L, a, d: L.chain_matmul(T(L, a, d), T(L, a.T, d)),
+    "multi_dot": lambda L, a, d: L.linalg.multi_dot([T(L, a, d), T(L, a.T, d)]),
+    "cdist": lambda L, a, d: L.cdist(T(L, a, d), T(L, a, d)),
+    "cov": lambda L, a, d: L.cov(T(L, a, d)),
+    "corrcoef": lambda L, a, d: L.corrcoef(T(L, a, d)),
+    "trapezoid": lambda L, a, d: L.trapezoid(T(L, a, d)),
+    "cumulative_trapezoid": lambda L, a, d: L.cumulative_trapezoid(T(L, a, d)),
+    "vector_norm": lambda L, a, d: L.linalg.vector_norm(T(L, a, d)),
+    "matrix_norm": lambda L, a, d: L.linalg.matrix_norm(T(L, a, d)),
+    "vecdot": lambda L, a, d: L.linalg.vecdot(T(L, a, d), T(L, a, d)),
+    "det": lambda L, a, d: L.linalg.det(T(L, a[:3, :3], d)),
+    "diff": lambda L, a, d: L.diff(T(L, a, d)),
+    "repeat_interleave": lambda L, a, d: L.repeat_interleave(T(L, a, d), 2, 0),
+    "block_diag": lambda L, a, d: L.block_diag(T(L, a, d), T(L, a[0], d)),
+    "combinations": lambda L, a, d: L.combinations(T(L, a[0], d)),
+    "cartesian_prod": lambda L, a, d: L.cartesian_prod(T(L, a[0], d), T(L, a[1], d)),
+    "diag_embed": lambda L, a, d: L.diag_embed(T(L, a, d)),
+    "bincount": lambda L, a, d: L.bincount(T(L, a[0], d)),
+    "histc": lambda L, a, d: L.histc(T(L, a, d), 3),
+    "histogram": lambda L, a, d: L.histogram(T(L, a, d), 3),
+    "searchsorted": lambda L, a, d: L.searchsorted(T(L, np.sort(a[0]), d), T(L, a, d)),
+    "bucketize": lambda L, a, d: L.bucketize(T(L, a, d), T(L, np.sort(a[0]), d)),
+    "isin": lambda L, a, d: L.isin(T(L, a, d), T(L, a[0], d)),
+    "unique_consecutive": lambda L, a, d: L.unique_consecutive(T(L, a, d)),
+    "vander": lambda L, a, d: L.vander(T(L, a[0], d)),
+    "index_reduce": lambda L, a, d: T(L, a, d).index_reduce(
+        0, L.tensor([0, 1]), T(L, a[:2], d), "amax"
+    ),
+    "logspace": lambda L, a, d: L.logspace(0, 2, 3, dtype=getattr(L, d)),
+    "rot90": lambda L, a, d: L.rot90(T(L, a, d)),
+    "meshgrid": lambda L, a, d: L.meshgrid(T(L, a[0], d), T(L, a[1], d), indexing="ij"),
+    "cumsum-like diff pre": lambda L, a, d: L.diff(T(L, a, d), prepend=T(L, a[:, :1], d)),
+    "put": lambda L, a, d: T(L, a, d).put(L.tensor([0, 1]), T(L, a[0, :2], d)),
+    "fill_diagonal_": lambda L, a, d: T(L, a, d).fill_diagonal_(1),
+    "solve": lambda L, a, d: L.linalg.solve(T(L, np.eye(3) * 2 + a[:3, :3], d), T(L, a[:3, 0], d)),
+    "normal": lambda L, a, d: L.normal(T(L, a, d), 1.0).dtype,
+    "exponential_": lambda L, a, d: T(L, a, d).exponential_().dtype,
+    "geometric_": lambda L, a, d: T(L, a, d).geometric_(0.5).dtype,
+    "log_normal_": lambda L, a, d: T(L, a, d).log_normal_().dtype,
+    "cauchy_": lambda L, a, d: T(L, a, d).cauchy_().dtype,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_SWEEP))
+def test_every_dtype_matches_torch(name):
+    a = np.random.default_rng(11).integers(0, 4, (4, 4))
+    for d in DTYPES:
+        diff(lambda L, a, d=d: DTYPE_SWEEP[name](L, a, d), a)
