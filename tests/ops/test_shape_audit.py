@@ -1047,3 +1047,50 @@ def test_topk_ties_pick_the_largest_values():
     e = ember.tensor(a).topk(3)
     np.testing.assert_array_equal(e.values.numpy(), -np.sort(-a, axis=1)[:, :3])
     np.testing.assert_array_equal(np.take_along_axis(a, e.indices.numpy(), 1), e.values.numpy())
+
+
+# -- every dtype: the same values, dtype or error as PyTorch --------------------------------------
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]  # fmt: skip
+
+
+def T(L, a, d):  # noqa: N802
+    return L.tensor(a).to(getattr(L, d))
+
+
+_IDX = [[0, 5], [1, 1], [2, 3], [0, 0]]
+DTYPE_SWEEP = {
+    "flip": lambda L, a, d: T(L, a, d).flip(1),
+    "roll": lambda L, a, d: T(L, a, d).roll(2, 1),
+    "cat with float16": lambda L, a, d: L.cat([T(L, a, d), T(L, a, "float16")]),
+    "cat with bfloat16": lambda L, a, d: L.cat([T(L, a, d), T(L, a, "bfloat16")]),
+    "cat with uint8": lambda L, a, d: L.cat([T(L, a, d), T(L, a, "uint8")]),
+    "stack with int8": lambda L, a, d: L.stack([T(L, a, d), T(L, a, "int8")]),
+    "where": lambda L, a, d: L.where(T(L, a, "bool"), T(L, a, d), 0),
+    "sort": lambda L, a, d: T(L, a, d).sort(stable=True),
+    "argsort descending": lambda L, a, d: T(L, a, d).argsort(descending=True, stable=True),
+    "unique": lambda L, a, d: T(L, a, d).unique(return_counts=True),
+    "tril": lambda L, a, d: T(L, a, d).tril(),
+    "gather": lambda L, a, d: T(L, a, d).gather(1, L.tensor(_IDX)),
+    "index_put accumulate": lambda L, a, d: T(L, a, d).index_put_(
+        (L.tensor([0, 0, 1]),), T(L, a[:3], d), True
+    ),
+    "masked_fill": lambda L, a, d: T(L, a, d).masked_fill(T(L, a, "bool"), 1),
+    "masked_select": lambda L, a, d: T(L, a, d).masked_select(T(L, a, "bool")),
+    "repeat": lambda L, a, d: T(L, a, d).repeat(2, 1),
+    "nonzero": lambda L, a, d: T(L, a, d).nonzero(),
+    "take_along_dim": lambda L, a, d: L.take_along_dim(T(L, a, d), L.tensor(_IDX), 1),
+    "index_select": lambda L, a, d: T(L, a, d).index_select(1, L.tensor([5, 0, 0])),
+    "scatter": lambda L, a, d: T(L, a, d).scatter(1, L.tensor(_IDX), T(L, a[:, :2], d)),
+    "x[idx] = v": lambda L, a, d: T(L, a, d).index_put((L.tensor([1, 3]),), T(L, a[0], d)),
+    "pad constant": lambda L, a, d: L.nn.functional.pad(T(L, a, d), (1, 2), value=1),
+    "matmul": lambda L, a, d: T(L, a, d) @ T(L, a.T, d),
+    "einsum": lambda L, a, d: L.einsum("ij,kj->ik", T(L, a, d), T(L, a, d)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_SWEEP))
+def test_every_dtype_matches_torch(name):
+    a = np.random.default_rng(12).integers(-3, 4, (4, 6))
+    for d in DTYPES:
+        diff(lambda L, a, d=d: DTYPE_SWEEP[name](L, a, d), a)
