@@ -614,7 +614,7 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    # -- new_* factories and movedim ----------------------------------------------------------
+    # -- new_* factories -----------------------------------------------------------------------
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
         from ember.core.structured import new_empty
@@ -645,26 +645,6 @@ class Tensor:
 
         return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
                       requires_grad=requires_grad)  # fmt: skip
-
-    def movedim(self, source: Any, destination: Any) -> Tensor:
-        src = [source] if isinstance(source, int) else list(source)
-        dst = [destination] if isinstance(destination, int) else list(destination)
-        n = self.ndim
-        if len(src) != len(dst):
-            raise RuntimeError(
-                f"movedim: Invalid source or destination dims: source ({src} dims) should "
-                f"contain the same number of dims as destination ({dst} dims)"
-            )
-        src = [s % max(n, 1) for s in src]
-        dst = [d % max(n, 1) for d in dst]
-        order = [-1] * n
-        for s, d in zip(src, dst):
-            order[d] = s
-        rest = iter(i for i in range(n) if i not in src)
-        order = [o if o >= 0 else next(rest) for o in order]
-        return self.permute(order)
-
-    moveaxis = movedim
 
     # -- conversion ---------------------------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
