@@ -395,10 +395,44 @@ def nanmedian(self: Tensor) -> Tensor:
     _check_median(self)
     flat = self.reshape(-1)
     if flat._shape[0] == 0:  # NaN, or what NaN converts to in an integer dtype (as PyTorch)
-        fill = math.nan if _is_float(self) else _INT_NAN.get(self._dtype.name, 0)
+        if _is_float(self):
+            return flat.sum() * math.nan  # still connected to the input, as PyTorch's
+        fill = _INT_NAN.get(self._dtype.name, 0)
         return _aten().full.default((), fill, dtype=self._dtype, device=self._device)  # type: ignore[no-any-return]
     s = flat.sort(dim=0, stable=True).values
-    return s.gather(0, _lower_median_pos(s, 0)).reshape(())  # type: ignore[no-any-return]
+    v = s.gather(0, _lower_median_pos(s, 0)).reshape(())
+    if not _is_float(self):
+        return v  # type: ignore[no-any-return]
+    # the value is the gathered element; the gradient is shared evenly by every element
+    # equal to it (NaN: every NaN), as PyTorch's
+    vd = v.detach()
+    tie = (flat == vd) | (flat.isnan() & vd.isnan())
+    return _even_share().apply(flat, vd, tie)  # type: ignore[no-any-return]
+
+
+_EVEN_SHARE: Any = None
+
+
+def _even_share() -> Any:
+    """An autograd Function: forward returns ``value``; backward gives each ``tie``
+    element of ``x`` an equal share of the gradient (in ember ops: differentiable again)."""
+    global _EVEN_SHARE
+    if _EVEN_SHARE is None:
+        from ember.autograd.function import Function
+
+        class EvenShare(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor, value: Tensor, tie: Tensor) -> Tensor:
+                ctx.tie = tie
+                return value.clone()
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Any:
+                share = ctx.tie.to(g.dtype) / ctx.tie.sum()
+                return g * share, None, None
+
+        _EVEN_SHARE = EvenShare
+    return _EVEN_SHARE
 
 
 def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:

@@ -181,6 +181,16 @@ def _erfc(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x)
 
 
+def _torch_ref(name):
+    """A float64 reference from PyTorch (special functions numpy lacks)."""
+
+    def ref(x):
+        torch = pytest.importorskip("torch")
+        return getattr(torch, name)(torch.from_numpy(np.asarray(x, np.float64))).numpy()
+
+    return ref
+
+
 def _sp(x):
     with np.errstate(over="ignore"):
         return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
@@ -232,6 +242,9 @@ UREF = {
     "mish": lambda x: x * np.tanh(_sp(x)),
     "frac": lambda x: x - np.trunc(x),
     "bitwise_not": np.invert,
+    "erfinv": _torch_ref("erfinv"),
+    "digamma": _torch_ref("digamma"),
+    "lgamma": _torch_ref("lgamma"),
 }
 UDOMAIN = {
     "log": (0.01, 5),
@@ -258,6 +271,9 @@ UDOMAIN = {
     "gelu": (-8, 8),
     "exp2": (-100, 100),
     "expm1": (-5, 5),
+    "erfinv": (-0.999, 0.999),
+    "digamma": (0.05, 20),
+    "lgamma": (-4.5, 20),
 }
 UNARY_CASES = [(op, dt) for op, dts in sorted(K.UNARY_OPS.items()) for dt in dts]
 
@@ -524,8 +540,9 @@ BREF = {
     "div_trunc": lambda a, b: np.trunc(a / b),
     "remainder": np.remainder,
     "fmod": np.fmod,
+    "gcd": np.gcd,
 }
-TORCH_ONLY = {"bitwise_left_shift", "bitwise_right_shift"}
+TORCH_ONLY = {"bitwise_left_shift", "bitwise_right_shift", "nextafter"}
 BOOL_OUT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 BINARY_CASES = [(op, dt) for op, dts in sorted(K.BINARY_OPS.items()) for dt in dts]
 

@@ -167,6 +167,7 @@ FORMULAS: dict[str, Any] = {
         lambda grad, self, result: grad * self / result,
         lambda grad, other, result: grad * other / result,
     ),
+    "aten::nextafter": (lambda grad: grad, lambda grad: zeros(grad)),  # PyTorch's convention
     "aten::copysign": (
         lambda grad, self, result: grad * self.sign() * result.sign(),
         lambda grad: zeros(grad),
@@ -225,7 +226,6 @@ for _name in (
     "bitwise_left_shift.Tensor",
     "bitwise_right_shift.Tensor",
     "gcd",
-    "nextafter",
 ):
     FORMULAS["aten::" + _name] = None
 
