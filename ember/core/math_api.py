@@ -255,6 +255,35 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     return r.reshape(shape) if lead else r
 
 
+def _scalar_first(name: str) -> Callable[..., Any]:
+    """``ember.<name>(2.0, t)``: a Python number as ``self`` becomes a 0-dim tensor of the
+    promoted dtype (PyTorch's ``Scalar_Self`` overloads)."""
+
+    def fn(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor) and isinstance(other, Tensor):
+            from ember.core.structured import result_type
+
+            d = result_type(input, other)
+            input = ops.aten.full.default((), input, dtype=d, device=other.device)
+        return getattr(ops.aten, name).Tensor(input, other)  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` in float64 (either may be a Python number).
+
+    Examples:
+        >>> import ember
+        >>> ember.float_power(2, ember.tensor([1, -1])).tolist()
+        [2.0, 0.5]
+    """
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        input = ops.aten.full.default((), input, dtype=dt.float64, device=exponent.device)
+    return ops.aten.float_power.Tensor_Tensor(input, exponent)  # type: ignore[no-any-return]
+
+
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return ops.aten.where.self(condition, self, other)  # type: ignore[no-any-return]
 
@@ -312,6 +341,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "square": square,
     "dropout": dropout,
     "nextafter": nextafter,
+    "xlogy": _scalar_first("xlogy"),
+    "float_power": _float_power,
     "dist": dist,
     "angle": angle,
     "real": real,

@@ -703,6 +703,9 @@ def test_pow_int_float_mixes_and_negative_exponents() -> None:
     both(lambda lib, x, y: lib.pow(x, y), f, i)
     both(lambda lib, x, y: lib.float_power(x, y), i, i)
     both(lambda lib, x: lib.float_power(x, -2), i)
+    both(lambda lib, x: lib.float_power(2, x), i)  # a Python number first
+    both(lambda lib, x: lib.xlogy(2.0, x), i)
+    both(lambda lib, x: lib.xlogy(3, x), f)
     both(lambda lib, x: x.clone().float_power_(2), f)  # float32 self: an error
     both(lambda lib, x: x.double().float_power_(2), f)
 
