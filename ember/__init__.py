@@ -81,15 +81,18 @@ from ember.serialization import load, save
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp")
+_LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 
 
 def __getattr__(name: str) -> Any:
     # nn/optim/utils import on first use, so `import ember` stays as fast as the core.
-    if name in _LAZY_SUBMODULES:
-        import importlib
+    import importlib
 
+    if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"ember.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
 
@@ -179,6 +182,8 @@ __all__ = sorted(
         "cuda",
         "backends",
         "accelerator",
+        "amp",
+        "autocast",
     ]
     + sorted(_builtins.functions)
 )

@@ -14,6 +14,8 @@ Must always hold:
 * calls that need a device (``synchronize``, ``current_device``, ``get_device_name``,
   ``set_device``) raise ``AssertionError`` as PyTorch does, naming what to install;
 * asking never imports a device library unless a ``cuda`` plugin is installed.
+
+``ember.cuda.amp`` holds the older spelling of ``ember.amp`` (GradScaler, autocast).
 """
 
 from __future__ import annotations
@@ -42,9 +44,18 @@ __all__ = [
     "max_memory_reserved",
     "is_bf16_supported",
     "device",
+    "amp",
 ]
 
 _TYPE = "cuda"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "amp":  # imported on first use: it pulls in autograd
+        import importlib
+
+        return importlib.import_module("ember.cuda.amp")
+    raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
 
 def _backend() -> Any:

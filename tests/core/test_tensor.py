@@ -465,6 +465,8 @@ def test_public_names_are_pinned():
         "cuda",
         "backends",
         "accelerator",
+        "amp",
+        "autocast",
     }
     assert set(ember.__all__) == expected
     for name in ember.__all__:

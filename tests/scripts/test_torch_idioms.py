@@ -130,3 +130,56 @@ def test_parameter_from_legacy_constructor_trains():
     m = Affine()
     m(ember.ones(4, 3)).sum().backward()
     assert m.weight.grad.tolist() == [[4.0, 4.0]] * 3
+
+
+def _scaler_run(lib, steps=8):
+    """Mixed-precision loop of PyTorch's docs on the CPU scaler, with an inf gradient at
+    step 3 (skipped step, scale backs off) and growth every 2 clean steps."""
+    p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
+    opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+    scaler = lib.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
+    seen = []
+    for step in range(steps):
+        opt.zero_grad()
+        with lib.autocast("cpu", enabled=False):
+            loss = (p**2).sum() * (float("inf") if step == 3 else 1.0)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        lib.nn.utils.clip_grad_norm_([p], 10.0)
+        scaler.step(opt)
+        scaler.update()
+        seen.append((scaler.get_scale(), p.detach().tolist()))
+    return seen, scaler.state_dict()
+
+
+def test_grad_scaler_matches_pytorch():
+    (got, got_sd), (want, want_sd) = _scaler_run(ember), _scaler_run(torch)
+    assert [s for s, _ in got] == [s for s, _ in want]
+    np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=1e-12)
+    assert got_sd == {k: (int(v) if k == "_growth_tracker" else v) for k, v in want_sd.items()}
+
+
+def test_grad_scaler_without_its_device_passes_through_and_errors_match():
+    with pytest.warns(UserWarning, match="not available. Disabling"):
+        scaler = ember.cuda.amp.GradScaler()
+    p = ember.nn.Parameter(ember.ones(2))
+    opt = ember.optim.SGD([p], lr=0.5)
+    loss = (p * 2).sum()
+    assert scaler.scale(loss) is loss and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+    loss.backward()
+    scaler.step(opt)
+    scaler.update()
+    assert p.tolist() == [0.0, 0.0]
+    on = ember.amp.GradScaler("cpu")
+    p.grad = ember.ones(2)
+    on.unscale_(opt)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
+        on.unscale_(opt)
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        on.step(opt, closure=lambda: 0)
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        ember.autocast(0)
+    with pytest.warns(UserWarning, match="mixed precision is not implemented"):
+        ember.amp._state["warned"] = False
+        with ember.autocast("cpu", dtype=ember.bfloat16):
+            assert (ember.ones(2, 2) @ ember.ones(2, 2)).dtype == ember.float32
