@@ -125,7 +125,7 @@ def checkpoint_sequential(
         >>> checkpoint_sequential(net, 2, x, use_reentrant=False).shape
         ember.Size([2, 4])
     """
-    from ember.nn import Sequential
+    from ember.nn.modules.container import Sequential
 
     mods = list(functions.children()) if isinstance(functions, Sequential) else list(functions)
 
