@@ -11,10 +11,16 @@ loads the active sets; any change of the merged table clears the kernel's cache.
 
 A table value is one of (Note [Formula parameters] in ``ember/autograd/kernel.py``):
 
-* a tuple with one rule per Tensor argument of the schema, in order (``None`` for an
-  argument that gets no gradient), each ``lambda grad, <names>: <ember expression>``;
-* one rule returning the gradient (one Tensor argument) or a tuple of gradients;
+* a tuple with one rule per Tensor argument of the schema, in order (a ``Tensor[]``
+  argument counts as one and its rule returns one gradient per element; ``None`` for
+  an argument the operator is not differentiable in: it gets no edge, Note [Node
+  edges]), each ``lambda grad, <names>: <ember expression>``;
+* one rule returning the gradient (one Tensor argument) or a tuple of gradients (one
+  per argument named in ``rule.inputs`` if set, see ``_helpers.differentiable``);
 * ``None``: the operator is not differentiable (its outputs never require grad).
+
+The default set's tables live in one module per family (``merge_tables``); an
+operator may appear in only one of them.
 
 Examples:
     >>> import ember
