@@ -81,7 +81,9 @@ from ember.serialization import load, save
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp")
+_LAZY_SUBMODULES = (
+    "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special"
+)  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 
 
@@ -184,6 +186,7 @@ __all__ = sorted(
         "accelerator",
         "amp",
         "autocast",
+        "special",
     ]
     + sorted(_builtins.functions)
 )

@@ -921,3 +921,36 @@ def test_inplace_functions_at_the_top_level(name: str) -> None:
         return t
 
     both(call, x)
+
+
+SPECIAL = ["digamma", "psi", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+           "gammaln", "log1p", "log_ndtr", "logit", "ndtr", "ndtri", "sinc", "round"]  # fmt: skip
+
+
+SPECIAL_RANGE = {"erfinv": (-1, 1), "ndtri": (0, 1), "logit": (0, 1), "entr": (-1, 4)}
+
+
+@pytest.mark.parametrize("name", SPECIAL)
+def test_special_namespace(name: str) -> None:
+    lo, hi = SPECIAL_RANGE.get(name, (-30, 30))
+    for dtype, tol in (("float64", 1e-10), ("float32", 1e-5), ("int64", None)):
+        x = values(dtype, low=lo, high=hi, shape=(5, 6), seed=25)
+        both(lambda lib, t: getattr(lib.special, name)(t), x, tol=tol)
+    both(lambda lib, t: getattr(lib.special, name)(t), values("float64", "edge"))
+    if name == "ndtri":  # the far tail, where 2p - 1 rounds to -1
+        tiny = torch.logspace(-300, -2, 60, dtype=torch.float64)
+        both(lambda lib, t: lib.special.ndtri(t), tiny, tol=1e-10)
+
+
+def test_special_functions_of_two_arguments() -> None:
+    x, y = values("float64", low=-1, high=3, seed=26), values("float64", low=-0.5, high=3, seed=27)
+    x[0] = 0
+    y[0, 0] = NAN
+    for name in ("xlogy", "xlog1py"):
+        both(lambda lib, a, b: getattr(lib.special, name)(a, b), x, y)
+        both(lambda lib, a: getattr(lib.special, name)(a, 2.5), x)
+    both(lambda lib, a: lib.special.polygamma(2, a), y.abs() + 0.5, tol=1e-9)
+    both(lambda lib, a: lib.special.multigammaln(a, 3), y.abs() + 1.5)
+    both(lambda lib, a: lib.special.logsumexp(a, 1), x)
+    both(lambda lib, a: lib.special.softmax(a, 0), x)
+    both(lambda lib, a: lib.special.log_softmax(a, 1), x)
