@@ -2,4 +2,4 @@
 ``test_scripts.py``: pytest must not import (and so run) the scripts while collecting
 doctests."""
 
-collect_ignore_glob = ["torch_scripts/*"]
+collect_ignore_glob = ["torch_scripts/*", "_zygote.py"]

@@ -8,14 +8,21 @@ ember, both at once in subprocesses, and checks that both succeed and that ember
 says training worked. Scripts whose numbers are fully determined (weights from numpy, no
 random draws) also print ``TRACE <key> <value>`` (loss trajectories) or ``CHECK <name>
 <values...>`` lines, which must match torch's.
+
+Each run is a fresh process forked from a server that has already imported its library
+(``_zygote.py``), so the scripts do not pay an ``import torch`` each.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,26 +80,63 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _start(path: Path, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, str(path)],
-        cwd=cwd,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+class _Server:
+    """A ``_zygote.py`` process for one library: runs scripts in forked children."""
+
+    def __init__(self, lib: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("_zygote.py")), lib],
+            env=_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.pid = 0
+
+    def _read(self, timeout: float) -> dict[str, int] | None:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            return None
+        line = self.proc.stdout.readline()
+        assert line, f"the script server exited (code {self.proc.poll()})"
+        return json.loads(line)  # type: ignore[no-any-return]
+
+    def start(self, script: Path, out: Path) -> None:
+        assert self.proc.stdin is not None
+        req = {"script": str(script), "cwd": str(script.parent), "out": str(out)}
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        answer = self._read(120)
+        assert answer is not None, "the script server did not answer"
+        self.pid = answer["pid"]
+
+    def finish(self, out: Path, what: str) -> str:
+        answer = self._read(TIMEOUT_S)
+        if answer is None:
+            os.kill(self.pid, signal.SIGKILL)
+            self._read(60)
+            pytest.fail(f"{what} timed out after {TIMEOUT_S}s; output tail:\n{_tail(out)}")
+        rc = answer["rc"]
+        assert rc == 0, f"{what} failed (exit {rc}):\n{_tail(out, 4000)}"
+        return out.read_text()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
 
 
-def _finish(proc: subprocess.Popen[str], what: str) -> str:
-    try:
-        out, _ = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-        pytest.fail(f"{what} timed out after {TIMEOUT_S}s; output tail:\n{out[-3000:]}")
-    assert proc.returncode == 0, f"{what} failed (exit {proc.returncode}):\n{out[-4000:]}"
-    return out
+def _tail(path: Path, n: int = 3000) -> str:
+    return path.read_text()[-n:] if path.exists() else "(no output)"
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, _Server]]:
+    started = {lib: _Server(lib) for lib in ("torch", "ember")}
+    yield started
+    for server in started.values():
+        server.close()
 
 
 def _final(out: str, what: str) -> tuple[str, float]:
@@ -111,7 +155,9 @@ def _lines(out: str, tag: str) -> dict[str, list[float]]:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECT))
-def test_script_runs_with_torch_and_with_ember(name: str, tmp_path: Path) -> None:
+def test_script_runs_with_torch_and_with_ember(
+    name: str, tmp_path: Path, servers: dict[str, _Server]
+) -> None:
     exp = EXPECT[name]
     source = (HERE / f"{name}.py").read_text()
     (tmp_path / "torch").mkdir()
@@ -121,9 +167,12 @@ def test_script_runs_with_torch_and_with_ember(name: str, tmp_path: Path) -> Non
     torch_copy.write_text(source)
     ember_copy.write_text(to_ember(source))
 
-    procs = {"torch": _start(torch_copy, tmp_path / "torch")}
-    procs["ember"] = _start(ember_copy, tmp_path / "ember")
-    outs = {lib: _finish(p, f"{name}.py with {lib}") for lib, p in procs.items()}
+    for lib, copy in (("torch", torch_copy), ("ember", ember_copy)):
+        servers[lib].start(copy, tmp_path / f"{lib}.out")
+    outs = {
+        lib: server.finish(tmp_path / f"{lib}.out", f"{name}.py with {lib}")
+        for lib, server in servers.items()
+    }
 
     for lib, out in outs.items():
         metric, value = _final(out, f"{name}.py with {lib}")
