@@ -1,6 +1,10 @@
 """Save/load round trips: state_dict to a file, a full checkpoint dict (model, optimizer,
 scheduler, epoch, loss) and resumed training that continues where it stopped."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007
+
 import os
 import tempfile
 
@@ -43,7 +47,9 @@ y = torch.tensor(iris.target)
 model = IrisNet()
 model.apply(init_weights)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience=2)
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+    optimizer, mode="min", factor=0.5, patience=2
+)
 
 tmp = tempfile.mkdtemp()
 for epoch in range(20):
@@ -85,7 +91,9 @@ for epoch in range(20, 40):
 checkpoint = torch.load(ckpt_path, weights_only=True)
 model2 = IrisNet()
 optimizer2 = torch.optim.Adam(model2.parameters(), lr=0.01)
-scheduler2 = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer2, mode="min", factor=0.5, patience=2)
+scheduler2 = torch.optim.lr_scheduler.ReduceLROnPlateau(
+    optimizer2, mode="min", factor=0.5, patience=2
+)
 model2.load_state_dict(checkpoint["model_state_dict"])
 optimizer2.load_state_dict(checkpoint["optimizer_state_dict"])
 scheduler2.load_state_dict(checkpoint["scheduler_state_dict"])

@@ -3,6 +3,10 @@ fitted to sin(x) with manual parameter updates, then a custom straight-through F
 inside an nn.Module, checked with gradcheck. Initial values are fixed, so the loss
 trajectory is deterministic (printed as TRACE lines)."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007
+
 import math
 
 import torch

@@ -3,6 +3,10 @@ AdamW with two parameter groups (no weight decay on biases), MultiStepLR and gra
 clipping. No randomness after initialisation, so the loss trajectory (TRACE lines) is
 reproducible across implementations."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007
+
 import numpy as np
 import torch
 import torch.nn as nn

@@ -31,7 +31,9 @@ def compute_gradient_penalty(D, real_samples, fake_samples):
 
 
 generator = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2)).to(device)
-critic = nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)).to(device)
+critic = nn.Sequential(
+    nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)
+).to(device)
 opt_g = torch.optim.Adam(generator.parameters(), lr=5e-3, betas=(0.5, 0.9))
 opt_d = torch.optim.Adam(critic.parameters(), lr=5e-3, betas=(0.5, 0.9))
 lambda_gp, n_critic, batch = 1.0, 3, 64

@@ -1,5 +1,8 @@
 """GRU sequence classifier: is the running sum of a noisy sequence positive at the end?"""
 
+import random
+
+import numpy as np
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset, random_split
@@ -26,6 +29,13 @@ class GRUClassifier(nn.Module):
         return self.head(last)
 
 
+def seed_worker(worker_id):
+    # PyTorch's reproducibility recipe for DataLoader workers
+    worker_seed = torch.initial_seed() % 2**32
+    np.random.seed(worker_seed)
+    random.seed(worker_seed)
+
+
 def evaluate(model, loader):
     model.eval()
     correct = total = 0
@@ -41,9 +51,22 @@ if __name__ == "__main__":
     torch.manual_seed(42)
     x, y = make_data()
     dataset = TensorDataset(x, y)
-    train_set, val_set = random_split(dataset, [600, 200], generator=torch.Generator().manual_seed(0))
+    train_set, val_set = random_split(
+        dataset, [600, 200], generator=torch.Generator().manual_seed(0)
+    )
     print("split sizes", len(train_set), len(val_set))
-    train_loader = DataLoader(train_set, batch_size=32, shuffle=True, num_workers=2, drop_last=True)
+    g = torch.Generator()
+    g.manual_seed(0)
+    train_loader = DataLoader(
+        train_set,
+        batch_size=32,
+        shuffle=True,
+        num_workers=2,
+        drop_last=True,
+        worker_init_fn=seed_worker,
+        generator=g,
+        persistent_workers=True,
+    )
     val_loader = DataLoader(val_set, batch_size=100, num_workers=2)
 
     model = GRUClassifier()
@@ -59,5 +82,8 @@ if __name__ == "__main__":
             optimizer.step()
             running += loss.item() * xb.size(0)
         val_acc = evaluate(model, val_loader)
-        print(f"epoch {epoch}: train loss {running / (len(train_loader) * 32):.4f} val acc {val_acc:.3f}")
+        print(
+            f"epoch {epoch}: train loss {running / (len(train_loader) * 32):.4f} "
+            f"val acc {val_acc:.3f}"
+        )
     print(f"FINAL accuracy {100 * val_acc:.2f}")

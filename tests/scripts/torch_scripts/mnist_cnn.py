@@ -2,7 +2,6 @@
 
 import argparse
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -78,15 +77,19 @@ def main():
     model = Net().to(device)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
+    use_amp = device.type == "cuda"
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     for epoch in range(1, args.epochs + 1):
         model.train()
         for batch_idx, (data, target) in enumerate(train_loader):
             data, target = data.to(device), target.to(device)
             optimizer.zero_grad()
-            output = model(data)
-            loss = F.nll_loss(output, target)
-            loss.backward()
-            optimizer.step()
+            with torch.autocast(device_type=device.type, dtype=torch.float16, enabled=use_amp):
+                output = model(data)
+                loss = F.nll_loss(output, target)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
             if batch_idx % 10 == 0:
                 print(f"epoch {epoch} batch {batch_idx} loss {loss.item():.4f}")
         scheduler.step()

@@ -28,7 +28,12 @@ class MultiTaskNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.backbone = nn.Sequential(
-            nn.Linear(10, 64), nn.BatchNorm1d(64), nn.SiLU(), nn.Dropout(0.1), nn.Linear(64, 32), nn.ReLU()
+            nn.Linear(10, 64),
+            nn.BatchNorm1d(64),
+            nn.SiLU(),
+            nn.Dropout(0.1),
+            nn.Linear(64, 32),
+            nn.ReLU(),
         )
         self.heads = nn.ModuleDict({"cls": nn.Linear(32, 3), "reg": nn.Linear(32, 1)})
 
@@ -60,7 +65,9 @@ ce, reg = nn.CrossEntropyLoss(), nn.SmoothL1Loss(beta=0.5)
 for epoch in range(10):
     model.train()
     for batch in loader:
-        assert set(batch) == {"features", "label", "score", "id"} and batch["id"].dtype == torch.int64
+        assert (
+            set(batch) == {"features", "label", "score", "id"} and batch["id"].dtype == torch.int64
+        )
         out = model(batch["features"])
         loss = ce(out["cls"], batch["label"]) + 0.5 * reg(out["reg"], batch["score"])
         optimizer.zero_grad()

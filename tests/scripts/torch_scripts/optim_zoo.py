@@ -5,6 +5,10 @@ trajectory (TRACE lines) and each scheduler's learning-rate sequence (CHECK line
 determined by the algorithms. Includes a hand-written Optimizer subclass, the closure form of
 step(), LBFGS, and manual learning-rate edits through param_groups."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007, B023
+
 import math
 
 import numpy as np
@@ -50,7 +54,9 @@ class SignSGD(torch.optim.Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = 0
-                    state["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    state["momentum_buffer"] = torch.zeros_like(
+                        p, memory_format=torch.preserve_format
+                    )
                 buf = state["momentum_buffer"]
                 buf.mul_(group["momentum"]).add_(p.grad, alpha=1 - group["momentum"])
                 p.add_(torch.sign(buf), alpha=-group["lr"])
@@ -67,7 +73,9 @@ CONFIGS = {
     "adam_amsgrad_wd": lambda ps: torch.optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.01),
     "adamw": lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.1),
     "rmsprop": lambda ps: torch.optim.RMSprop(ps, lr=0.005),
-    "rmsprop_centered_momentum": lambda ps: torch.optim.RMSprop(ps, lr=0.002, momentum=0.5, centered=True),
+    "rmsprop_centered_momentum": lambda ps: torch.optim.RMSprop(
+        ps, lr=0.002, momentum=0.5, centered=True
+    ),
     "adagrad": lambda ps: torch.optim.Adagrad(ps, lr=0.05, lr_decay=0.01),
     "adadelta": lambda ps: torch.optim.Adadelta(ps, lr=1.0),
     "adamax": lambda ps: torch.optim.Adamax(ps, lr=0.01),
@@ -80,6 +88,7 @@ for name, make_opt in CONFIGS.items():
     model = make_model()
     opt = make_opt(model.parameters())
     for step in range(12):
+
         def closure():
             opt.zero_grad()
             loss = F.mse_loss(model(X), Y)
@@ -91,8 +100,11 @@ for name, make_opt in CONFIGS.items():
 
 # LBFGS needs the closure; the strong-Wolfe line search is what most scripts use
 model = make_model()
-opt = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=5, history_size=10, line_search_fn="strong_wolfe")
+opt = torch.optim.LBFGS(
+    model.parameters(), lr=1, max_iter=5, history_size=10, line_search_fn="strong_wolfe"
+)
 for step in range(5):
+
     def closure():
         opt.zero_grad()
         loss = F.mse_loss(model(X), Y)
@@ -132,23 +144,35 @@ SCHEDULERS = {
     "multistep": lambda o: lr_scheduler.MultiStepLR(o, milestones=[2, 5, 9], gamma=0.3),
     "exponential": lambda o: lr_scheduler.ExponentialLR(o, gamma=0.8),
     "cosine": lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=10, eta_min=0.001),
-    "cosine_restarts": lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01),
+    "cosine_restarts": lambda o: lr_scheduler.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=0.01
+    ),
     "linear": lambda o: lr_scheduler.LinearLR(o, start_factor=0.1, total_iters=4),
     "constant": lambda o: lr_scheduler.ConstantLR(o, factor=0.5, total_iters=3),
     "polynomial": lambda o: lr_scheduler.PolynomialLR(o, total_iters=8, power=2.0),
     "lambda_warmup": lambda o: lr_scheduler.LambdaLR(o, lambda e: min(1.0, (e + 1) / 4) * 0.95**e),
     "multiplicative": lambda o: lr_scheduler.MultiplicativeLR(o, lr_lambda=lambda e: 0.9),
     "onecycle": lambda o: lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=12),
-    "onecycle_linear": lambda o: lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=12, anneal_strategy="linear", pct_start=0.25),
+    "onecycle_linear": lambda o: lr_scheduler.OneCycleLR(
+        o, max_lr=0.5, total_steps=12, anneal_strategy="linear", pct_start=0.25
+    ),
     "cyclic": lambda o: lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3),
-    "cyclic_exp": lambda o: lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9),
+    "cyclic_exp": lambda o: lr_scheduler.CyclicLR(
+        o, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9
+    ),
     "sequential": lambda o: lr_scheduler.SequentialLR(
         o,
-        [lr_scheduler.LinearLR(o, start_factor=0.2, total_iters=3), lr_scheduler.CosineAnnealingLR(o, T_max=8)],
+        [
+            lr_scheduler.LinearLR(o, start_factor=0.2, total_iters=3),
+            lr_scheduler.CosineAnnealingLR(o, T_max=8),
+        ],
         milestones=[3],
     ),
     "chained": lambda o: lr_scheduler.ChainedScheduler(
-        [lr_scheduler.ConstantLR(o, factor=0.5, total_iters=4), lr_scheduler.ExponentialLR(o, gamma=0.9)]
+        [
+            lr_scheduler.ConstantLR(o, factor=0.5, total_iters=4),
+            lr_scheduler.ExponentialLR(o, gamma=0.9),
+        ]
     ),
 }
 for name, make in SCHEDULERS.items():

@@ -5,6 +5,7 @@ import copy
 
 import torch
 import torch.nn as nn
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -33,6 +34,7 @@ loss_fn = nn.MSELoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
 epochs = 30
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs, eta_min=1e-4)
+ema_model = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.9))
 
 best_val, best_state = float("inf"), None
 for epoch in range(epochs):
@@ -43,6 +45,7 @@ for epoch in range(epochs):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        ema_model.update_parameters(model)
     scheduler.step()
     model.eval()
     with torch.no_grad():
@@ -51,10 +54,16 @@ for epoch in range(epochs):
         best_val = val_loss
         best_state = copy.deepcopy(model.state_dict())
     if epoch % 5 == 0:
-        print(f"epoch {epoch:2d} train {loss.item():.5f} val {val_loss:.5f} lr {optimizer.param_groups[0]['lr']:.5f}")
+        print(
+            f"epoch {epoch:2d} train {loss.item():.5f} val {val_loss:.5f} "
+            f"lr {optimizer.param_groups[0]['lr']:.5f}"
+        )
 
 model.load_state_dict(best_state)
 with torch.no_grad():
     final = loss_fn(model(val_x), val_y).item()
+    ema_val = loss_fn(ema_model(val_x), val_y).item()
 assert abs(final - best_val) < 1e-6
+print(f"EMA weights: val mse {ema_val:.5f} after {int(ema_model.n_averaged)} updates")
+assert ema_val < 0.05
 print(f"FINAL val_mse {final:.5f}")

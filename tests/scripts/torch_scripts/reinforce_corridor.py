@@ -2,6 +2,10 @@
 corridor environment written in numpy: Categorical sampling, log_prob, normalised returns,
 smooth_l1_loss for the critic, torch.cat of per-step losses."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007
+
 from collections import namedtuple
 
 import numpy as np
@@ -107,7 +111,10 @@ for i_episode in range(120):
     running_reward = 0.05 * ep_reward + (1 - 0.05) * running_reward
     finish_episode()
     if i_episode % 20 == 0:
-        print(f"Episode {i_episode}\tLast reward: {ep_reward:.2f}\tAverage reward: {running_reward:.2f}")
+        print(
+            f"Episode {i_episode}\tLast reward: {ep_reward:.2f}"
+            f"\tAverage reward: {running_reward:.2f}"
+        )
 
 # greedy evaluation
 wins = 0
@@ -119,5 +126,7 @@ with torch.no_grad():
             state, reward, done = env.step(int(torch.argmax(probs)))
         wins += reward > 0
 dist = Categorical(logits=torch.tensor([0.0, 1.0]))
-print("entropy", round(dist.entropy().item(), 4), "probs", [round(p, 4) for p in dist.probs.tolist()])
+print(
+    "entropy", round(dist.entropy().item(), 4), "probs", [round(p, 4) for p in dist.probs.tolist()]
+)
 print(f"FINAL win_rate {wins / 50:.2f}")

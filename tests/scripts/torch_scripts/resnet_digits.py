@@ -1,6 +1,10 @@
 """A small ResNet (BasicBlock, BatchNorm2d, skip connections, AdaptiveAvgPool2d) on 8x8 digits,
 with PyTorch's kaiming/constant init loop and OneCycleLR."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: UP008
+
 import numpy as np
 import torch
 import torch.nn as nn
@@ -14,14 +18,18 @@ class BasicBlock(nn.Module):
 
     def __init__(self, in_planes, planes, stride=1):
         super(BasicBlock, self).__init__()
-        self.conv1 = nn.Conv2d(in_planes, planes, kernel_size=3, stride=stride, padding=1, bias=False)
+        self.conv1 = nn.Conv2d(
+            in_planes, planes, kernel_size=3, stride=stride, padding=1, bias=False
+        )
         self.bn1 = nn.BatchNorm2d(planes)
         self.conv2 = nn.Conv2d(planes, planes, kernel_size=3, stride=1, padding=1, bias=False)
         self.bn2 = nn.BatchNorm2d(planes)
         self.shortcut = nn.Sequential()
         if stride != 1 or in_planes != self.expansion * planes:
             self.shortcut = nn.Sequential(
-                nn.Conv2d(in_planes, self.expansion * planes, kernel_size=1, stride=stride, bias=False),
+                nn.Conv2d(
+                    in_planes, self.expansion * planes, kernel_size=1, stride=stride, bias=False
+                ),
                 nn.BatchNorm2d(self.expansion * planes),
             )
 
@@ -83,7 +91,9 @@ net = ResNet(BasicBlock, [1, 1]).to(device)
 print(net)
 print("params:", sum(p.numel() for p in net.parameters()))
 criterion = nn.CrossEntropyLoss(label_smoothing=0.05)
-optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4, nesterov=True)
+optimizer = torch.optim.SGD(
+    net.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4, nesterov=True
+)
 epochs = 3
 scheduler = torch.optim.lr_scheduler.OneCycleLR(
     optimizer, max_lr=0.1, epochs=epochs, steps_per_epoch=len(train_loader)
@@ -104,7 +114,9 @@ for epoch in range(epochs):
         _, predicted = outputs.max(1)
         total += targets.size(0)
         correct += predicted.eq(targets).sum().item()
-    print(f"epoch {epoch} loss {train_loss / len(train_loader):.3f} acc {100.0 * correct / total:.2f}")
+    print(
+        f"epoch {epoch} loss {train_loss / len(train_loader):.3f} acc {100.0 * correct / total:.2f}"
+    )
 
 net.eval()
 correct = 0

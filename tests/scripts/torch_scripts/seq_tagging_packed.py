@@ -52,7 +52,9 @@ class Tagger(nn.Module):
         self.out = nn.Linear(2 * hidden, n_tags)
 
     def forward(self, x, lengths):
-        packed = pack_padded_sequence(self.emb(x), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        packed = pack_padded_sequence(
+            self.emb(x), lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
         packed_out, (h, c) = self.lstm(packed)
         out, out_lengths = pad_packed_sequence(packed_out, batch_first=True, total_length=x.size(1))
         assert torch.equal(out_lengths, lengths)

@@ -1,6 +1,10 @@
 """Small Transformer encoder classifier: sinusoidal positions as a buffer, padding masks,
 a causal mask, and a linear-warmup LambdaLR schedule."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: UP018
+
 import math
 
 import torch

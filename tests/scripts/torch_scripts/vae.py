@@ -1,6 +1,10 @@
 """Variational autoencoder on 8x8 digits (the PyTorch examples' VAE, shrunk): the
 reparameterisation trick with randn_like, a KL term and binary_cross_entropy(reduction='sum')."""
 
+# Kept as the code these scripts imitate writes it (old-style super(), str.format, unused
+# loop variables, closures defined in loops):
+# ruff: noqa: B007, UP008, UP032
+
 import torch
 import torch.utils.data
 from sklearn.datasets import load_digits
@@ -62,7 +66,9 @@ for epoch in range(1, 9):
         loss.backward()
         train_loss += loss.item()
         optimizer.step()
-    print("====> Epoch: {} Average loss: {:.4f}".format(epoch, train_loss / len(train_loader.dataset)))
+    print(
+        "====> Epoch: {} Average loss: {:.4f}".format(epoch, train_loss / len(train_loader.dataset))
+    )
 
 model.eval()
 with torch.no_grad():
