@@ -259,3 +259,35 @@ def test_import_is_lazy() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_leaf_gradients_are_taken_without_a_copy_only_when_nothing_else_sees_them():
+    """Note [Stealing gradients]."""
+    lin = ember.nn.Linear(5, 3)
+    out = lin(ember.randn(2, 4, 5)).sum()
+    out.backward()
+    w, b = lin.weight.grad, lin.bias.grad
+    assert w.is_contiguous() and w._base is None and b._base is None
+    # one incoming gradient routed to two leaves: they must not share memory
+    x = ember.randn(3, requires_grad=True)
+    y = ember.randn(3, requires_grad=True)
+    (x + y).sum().backward()
+    assert x.grad._storage is not y.grad._storage
+    x.grad.add_(1)
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+    # a gradient the caller passed in, or one a hook kept, is copied
+    z = ember.randn(3, requires_grad=True)
+    g = ember.ones(3)
+    z.backward(g)
+    assert z.grad._storage is not g._storage
+    kept = []
+    v = ember.randn(3, requires_grad=True)
+    v.register_hook(lambda t: kept.append(t))
+    (v * 2).sum().backward()
+    assert v.grad._storage is not kept[0]._storage
+    # the second backward accumulates into the first gradient in place
+    u = ember.randn(3, requires_grad=True)
+    (u * 2).sum().backward()
+    first = u.grad
+    (u * 3).sum().backward()
+    assert u.grad is first and first.tolist() == [5.0, 5.0, 5.0]

@@ -48,6 +48,17 @@ def _mm_other(grad: Any, self: Any, other: Any) -> Any:
         return g if other.ndim > 1 else g.squeeze(-1)
     if other.ndim == 1:
         return (self.mT @ grad.unsqueeze(-1)).squeeze(-1)
+    if other.ndim == 2:
+        # One GEMM over every leading dim (not a batch of products summed afterwards), laid
+        # out like ``other``: for ``x @ w.t()`` (nn.Linear) the gradient of ``w.t()`` comes
+        # out transposed, so ``w``'s gradient is contiguous and the engine can hand it to
+        # ``w.grad`` without a copy (Note [Stealing gradients]).
+        k, n = other.shape
+        s2 = self.reshape(-1, k) if self.ndim != 2 else self
+        g2 = grad.reshape(-1, n) if grad.ndim != 2 else grad
+        if other.stride() == (1, k) and k > 1 and n > 1:
+            return (g2.mT @ s2).mT
+        return s2.mT @ g2
     return self.mT @ grad
 
 

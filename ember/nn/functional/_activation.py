@@ -186,18 +186,22 @@ def softmax(
     """
     x = input.to(dtype) if dtype is not None else input
     d = _softmax_dim(x.ndim) if dim is None else dim
-    e = (x - x.amax(d, keepdim=True).detach()).exp()
-    return e / e.sum(d, keepdim=True)
+    return x.softmax(d)  # the _softmax primitive: one kernel, one autograd node
 
 
 def log_softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: ember.dtype | None = None
 ) -> Tensor:
-    """``x - logsumexp(x)`` along ``dim``, stable for large inputs."""
+    """``x - logsumexp(x)`` along ``dim``, stable for large inputs.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.log_softmax(ember.tensor([0.0, 0.0]), dim=0).exp().tolist()
+        [0.5, 0.5]
+    """
     x = input.to(dtype) if dtype is not None else input
     d = _softmax_dim(x.ndim) if dim is None else dim
-    z = x - x.amax(d, keepdim=True).detach()
-    return z - z.exp().sum(d, keepdim=True).log()
+    return x.log_softmax(d)  # the _log_softmax primitive: one kernel, one autograd node
 
 
 def softmin(
