@@ -3,9 +3,10 @@
 """Adam and AdamW (amsgrad, weight decay, maximize), as PyTorch's single-tensor updates.
 
 State per parameter: ``step`` (float32 0-dim tensor), ``exp_avg``,
-``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``. AdamW decays the
-parameter itself (``p *= 1 - lr * wd``) instead of adding ``wd * p`` to the
-gradient; that is the only difference.
+``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``. AdamW (and
+``Adam(decoupled_weight_decay=True)``) decays the parameter itself
+(``p *= 1 - lr * wd``) instead of adding ``wd * p`` to the gradient; that is the
+only difference.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Adam(Optimizer):
         eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
         foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
         differentiable: bool = False, fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
     ) -> None:  # fmt: skip
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -56,6 +58,7 @@ class Adam(Optimizer):
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
             maximize=maximize, foreach=foreach, capturable=capturable,
             differentiable=differentiable, fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay or self._decoupled,
         )  # fmt: skip
         super().__init__(params, defaults)
 
@@ -76,7 +79,7 @@ class Adam(Optimizer):
                             st["max_exp_avg_sq"] = ember.zeros_like(p)
                     step = self._step_count(st, p)
                     if wd != 0:
-                        if self._decoupled:
+                        if g.get("decoupled_weight_decay", self._decoupled):
                             p.mul_(1 - lr * wd)
                         else:
                             grad = grad.add(p, alpha=wd)

@@ -73,6 +73,18 @@ class Optimizer:
             )
         else:
             param_group["params"] = list(params)
+        plist = param_group["params"]
+        if plist and isinstance(plist[0], tuple):  # model.named_parameters()
+            param_group["param_names"] = [name for name, _ in plist]
+            param_group["params"] = [p for _, p in plist]
+        if self.param_groups and (
+            ("param_names" in param_group) != ("param_names" in self.param_groups[0])
+        ):
+            which = "with" if "param_names" in param_group else "without"
+            raise ValueError(
+                "all optimizer param groups should be with/without names. cannot add param "
+                f"group {which} names to the optimizer"
+            )
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(

@@ -156,3 +156,28 @@ def test_lbfgs_stops_at_once_on_a_zero_gradient():
 
     opt.step(closure)
     assert len(calls) == 1 and w.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("lib", [ember, torch], ids=["ember", "torch"])
+def test_named_parameters_and_their_errors(lib):
+    m = lib.nn.Linear(2, 2)
+    opt = lib.optim.SGD(m.named_parameters(), lr=0.1)
+    assert opt.param_groups[0]["param_names"] == ["weight", "bias"]
+    assert opt.param_groups[0]["params"][0] is m.weight
+    group = opt.state_dict()["param_groups"][0]
+    assert group["param_names"] == ["weight", "bias"] and group["params"] == [0, 1]
+    with pytest.raises(ValueError, match="cannot add param group without names"):
+        opt.add_param_group({"params": [lib.nn.Parameter(lib.ones(1))]})
+    plain = lib.optim.SGD(m.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="cannot add param group with names"):
+        plain.add_param_group({"params": [("x", lib.nn.Parameter(lib.ones(1)))]})
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    kw = {"lr": 0.05, "weight_decay": 0.1}
+    _, a = _run(ember, "Adam", {**kw, "decoupled_weight_decay": True})
+    _, w = _run(ember, "AdamW", kw)
+    _, t = _run(torch, "Adam", {**kw, "decoupled_weight_decay": True})
+    np.testing.assert_allclose(a, w, rtol=1e-12)
+    np.testing.assert_allclose(a, t, rtol=1e-10)
+    assert ember.optim.AdamW([ember.nn.Parameter(ember.ones(1))]).defaults["decoupled_weight_decay"]

@@ -44,6 +44,7 @@ class DataLoader:
         drop_last: bool = False, timeout: float = 0, worker_init_fn: Any = None,
         multiprocessing_context: Any = None, generator: Generator | None = None, *,
         prefetch_factor: int | None = None, persistent_workers: bool = False,
+        pin_memory_device: str = "", in_order: bool = True,
     ) -> None:  # fmt: skip
         if num_workers < 0:
             raise ValueError(
@@ -106,6 +107,8 @@ class DataLoader:
         self.prefetch_factor = 2 if prefetch_factor is None else prefetch_factor
         self.persistent_workers = persistent_workers
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order  # batches always come in order, which in_order=False allows
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
