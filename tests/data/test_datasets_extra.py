@@ -144,3 +144,32 @@ def test_weighted_random_sampler_errors_match_pytorch(kwargs, error, match):
         list(tdata.WeightedRandomSampler(**kwargs))
     with pytest.raises(error, match=match):
         list(edata.WeightedRandomSampler(**kwargs))
+
+
+@pytest.mark.parametrize("n", [1, 3, 7, 10])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_distributed_sampler_shards_like_pytorch(n, drop_last):
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
+    for rank in range(3):
+        kw = {"num_replicas": 3, "rank": rank, "shuffle": False, "drop_last": drop_last}
+        want = TorchSampler(list(range(n)), **kw)
+        got = edata.DistributedSampler(list(range(n)), **kw)
+        assert list(got) == list(want) and len(got) == len(want)
+
+
+def test_distributed_sampler_shuffles_per_epoch_and_needs_a_rank():
+    parts = [list(edata.DistributedSampler(range(10), 3, r, seed=1)) for r in range(3)]
+    drawn = sum(parts, [])
+    assert len(drawn) == 12 and set(drawn) == set(range(10))  # padded to 3 x 4
+    s = edata.DistributedSampler(range(10), 3, 0)
+    first = list(s)
+    assert list(s) == first
+    s.set_epoch(1)
+    assert list(s) != first
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        edata.DistributedSampler(range(10))
+    with pytest.raises(
+        ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"
+    ):
+        edata.DistributedSampler(range(10), num_replicas=3, rank=3)

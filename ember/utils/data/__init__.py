@@ -13,6 +13,7 @@ from ember.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from ember.utils.data.distributed import DistributedSampler
 from ember.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
@@ -26,5 +27,6 @@ __all__ = [
     "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
     "ChainDataset", "Subset", "random_split", "DataLoader", "Sampler", "SequentialSampler",
     "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+    "DistributedSampler",
     "default_collate", "default_convert", "get_worker_info",
 ]  # fmt: skip
