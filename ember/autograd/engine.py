@@ -123,12 +123,15 @@ def run_backward(
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         captures.setdefault(_edge(t), []).append(i)
     capture_nodes = {n for n, _ in captures}
-    needed = _reachable([n for n, _ in roots], capture_nodes if inputs is not None else None)
-    deps: dict[Node, int] = dict.fromkeys(needed, 0)
-    for n in needed:
-        for e in n.next_edges:
-            if e is not None and e[0] in deps:
-                deps[e[0]] += 1
+    if inputs is None:
+        deps = _dependencies([n for n, _ in roots])
+    else:
+        needed = _reachable([n for n, _ in roots], capture_nodes)
+        deps = dict.fromkeys(needed, 0)
+        for n in needed:
+            for e in n.next_edges:
+                if e is not None and e[0] in deps:
+                    deps[e[0]] += 1
     buffers: dict[Node, list[Any]] = {}
     for (n, nr), g in zip(roots, grads):
         if n in deps:
@@ -276,6 +279,24 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool, refs: int = 0) -> None
             t._grad.add_(g)
     for h in list(t.__dict__.get("_post_acc_hooks", ())):
         h(t)
+
+
+def _dependencies(roots: list[Node]) -> dict[Node, int]:
+    """Every node reachable from ``roots`` -> how many edges of reachable nodes point at it
+    (one walk: the common case of ``backward()`` without ``inputs``)."""
+    deps: dict[Node, int] = dict.fromkeys(roots, 0)
+    stack = list(deps)
+    while stack:
+        for e in stack.pop().next_edges:
+            if e is not None:
+                c = e[0]
+                n = deps.get(c)
+                if n is None:
+                    deps[c] = 1
+                    stack.append(c)
+                else:
+                    deps[c] = n + 1
+    return deps
 
 
 def _reachable(roots: list[Node], targets: set[Node] | None) -> set[Node]:
