@@ -78,10 +78,19 @@ def vector_norm(self: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = Fal
         return a.sum(dims or None, keepdim)
     if p == 2:
         return _safe_root((x * x).sum(dims or None, keepdim), 2)
-    s = a.pow(_scalar(p, a)).sum(dims or None, keepdim)
+    s = _safe_pow(a, p).sum(dims or None, keepdim)
     if p < 0:
         return s.pow(_scalar(1.0 / p, s))
     return _safe_root(s, p)
+
+
+def _safe_pow(a: Tensor, p: float) -> Tensor:
+    """``a ** p`` for ``a >= 0`` whose gradient is 0 (not NaN) where ``a == 0``, as PyTorch's
+    p-norm backward (``p < 1`` would give ``0 * inf`` there)."""
+    aten = _aten()
+    pos = a > 0
+    safe = aten.where.self(pos, a, _scalar(1, a))
+    return aten.where.self(pos, safe.pow(_scalar(p, a)), _scalar(0 if p > 0 else math.inf, a))
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)

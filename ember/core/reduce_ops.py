@@ -144,19 +144,10 @@ def norm(self: Tensor, p: Any = None, dim: Any = (), keepdim: bool = False) -> T
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
             "operation does not have an identity"
         )
-    a = x.abs()
-    if p == math.inf:
-        r = a.amax(dims, keepdim)
-    elif p == -math.inf:
-        r = a.amin(dims, keepdim)
-    elif p == 0:
-        r = (x != 0).to(x._dtype).sum(dims, keepdim)
-    elif p == 1:
-        r = a.sum(dims, keepdim)
-    elif p == 2:
-        r = (x * x).sum(dims, keepdim).sqrt()
-    else:
-        r = a.pow(float(p)).sum(dims, keepdim).pow(1.0 / float(p))
+    from ember.core.linalg_norms import vector_norm
+
+    # one implementation of the p-norms (with PyTorch's zero subgradient at 0)
+    r = vector_norm(x, p, dims or None, keepdim)
     return _back(r, self._dtype)
 
 
