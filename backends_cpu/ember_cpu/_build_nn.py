@@ -546,6 +546,64 @@ done:
     free(tb);
     return rc;
 }
+
+/* ---------------- batch norm backward ---------------- */
+/* Per channel c, in double: sg = sum(g), sgx = sum(g * (x - mean)); then grad_bias = sg,
+ * grad_weight = sgx * invstd and grad_in = k * (g - sg/n - (x - mean) * invstd^2 * sgx/n)
+ * with k = weight * invstd (training), k * g (evaluation). Plane partials are summed per
+ * channel in plane order, so results do not depend on the thread count. */
+int em_batch_norm_backward_@S(char *gi_, int64_t gio, char *gw_, int64_t gwo, char *gb_, int64_t gbo,
+                              char *g_, int64_t go, char *x_, int64_t xo, char *w_, int64_t wo,
+                              char *m_, int64_t mo, char *r_, int64_t ro,
+                              int64_t N, int64_t C, int64_t S, int training)
+{
+    if (C <= 0) return 0;
+    @T *gi = (@T *)gi_ + gio, *gw = (@T *)gw_ + gwo, *gb = (@T *)gb_ + gbo;
+    const @T *g = (const @T *)g_ + go, *x = (const @T *)x_ + xo;
+    const @T *w = w_ ? (const @T *)w_ + wo : NULL;
+    const @T *mean = (const @T *)m_ + mo, *inv = (const @T *)r_ + ro;
+    const int64_t planes = N * C;
+    double *part = (double *)malloc((size_t)(2 * (planes > 0 ? planes : 1) + 2 * C) * sizeof(double));
+    if (!part) return EM_ERR_ALLOC;
+    double *sg = part + 2 * planes, *sgx = sg + C;
+    EM_PFOR(em_nn_threads(planes * S * 2, planes), p, planes,
+        const int64_t c = p % C;
+        const @T *gp = g + p * S, *xp = x + p * S;
+        const @T mu = mean[c];
+        double a = 0, b = 0;
+        for (int64_t i0 = 0; i0 < S; i0 += EM_NN_BLK) {
+            const int64_t i1 = S - i0 < EM_NN_BLK ? S : i0 + EM_NN_BLK;
+            @T pa = 0, pb = 0;
+            for (int64_t i = i0; i < i1; i++) { pa += gp[i]; pb += gp[i] * (xp[i] - mu); }
+            a += pa;
+            b += pb;
+        }
+        part[2 * p] = a;
+        part[2 * p + 1] = b;
+    );
+    for (int64_t c = 0; c < C; c++) { sg[c] = 0; sgx[c] = 0; }
+    for (int64_t p = 0; p < planes; p++) { sg[p % C] += part[2 * p]; sgx[p % C] += part[2 * p + 1]; }
+    const double n = (double)(N * S > 0 ? N * S : 1);
+    for (int64_t c = 0; c < C; c++) {
+        gb[c] = (@T)sg[c];
+        gw[c] = (@T)(sgx[c] * (double)inv[c]);
+    }
+    EM_PFOR(em_nn_threads(planes * S, planes), p, planes,
+        const int64_t c = p % C;
+        const @T *gp = g + p * S, *xp = x + p * S;
+        @T *op = gi + p * S;
+        const @T k = w ? inv[c] * w[c] : inv[c];
+        if (training) {
+            const @T mg = (@T)(sg[c] / n), mu = mean[c];
+            const @T q = (@T)((double)inv[c] * (double)inv[c] * sgx[c] / n);
+            for (int64_t i = 0; i < S; i++) op[i] = k * ((gp[i] - mg) - (xp[i] - mu) * q);
+        } else {
+            for (int64_t i = 0; i < S; i++) op[i] = k * gp[i];
+        }
+    );
+    free(part);
+    return 0;
+}
 """
 
 POOL_KERNEL = r"""
@@ -642,6 +700,9 @@ FLOAT_DECLS = [
     "char *x, int64_t xo, char *w, int64_t wo, char *b, int64_t bo, char *rm, int64_t rmo, "
     "char *rv, int64_t rvo, int64_t N, int64_t C, int64_t S, int training, double momentum, "
     "double eps);",
+    "int em_batch_norm_backward_@S(char *gi, int64_t gio, char *gw, int64_t gwo, char *gb, "
+    "int64_t gbo, char *g, int64_t go, char *x, int64_t xo, char *w, int64_t wo, char *m, "
+    "int64_t mo, char *r, int64_t ro, int64_t N, int64_t C, int64_t S, int training);",
 ]
 POOL_DECL = (
     "int em_max_pool2d_@S(char *o, int64_t oo, char *i, int64_t io, char *x, int64_t xo, "

@@ -22,6 +22,7 @@ __all__ = [
     "log_softmax",
     "native_layer_norm",
     "native_batch_norm",
+    "native_batch_norm_backward",
     "kernels",
     "KERNELS",
 ]
@@ -39,6 +40,7 @@ _COL2IM = _table("col2im", _FLOATS)
 _SOFTMAX = _table("softmax", _FLOATS)
 _LAYER_NORM = _table("layer_norm", _FLOATS)
 _BATCH_NORM = _table("batch_norm", _FLOATS)
+_BATCH_NORM_BACKWARD = _table("batch_norm_backward", _FLOATS)
 _MAX_POOL = _table("max_pool2d", _POOL)
 
 
@@ -200,6 +202,26 @@ def native_batch_norm(
 
 
 #: overload -> kernel, the whole contract (see ``kernels()``)
+def native_batch_norm_backward(gi, gw, gb, grad_out, input, weight, mean, invstd, train) -> None:
+    op = "native_batch_norm_backward"
+    fn = _fn(_BATCH_NORM_BACKWARD, op, input)
+    sh = input._shape
+    n, c = sh[0], sh[1]
+    s = 1
+    for d in sh[2:]:
+        s *= d
+    hw, ow = _opt(weight, input, op)
+    for t in (grad_out, mean, invstd):
+        _opt(t, input, op)  # dtype check
+    rc = fn(
+        handle(gi), gi._offset, handle(gw), gw._offset, handle(gb), gb._offset,
+        handle(grad_out), grad_out._offset, handle(input), input._offset, hw, ow,
+        handle(mean), mean._offset, handle(invstd), invstd._offset, n, c, s, int(train),
+    )  # fmt: skip
+    if rc:
+        raise_error(rc)
+
+
 KERNELS: dict[str, Any] = {
     "im2col.default": im2col,
     "col2im.default": col2im,
@@ -208,6 +230,7 @@ KERNELS: dict[str, Any] = {
     "_log_softmax.default": log_softmax,
     "native_layer_norm.default": native_layer_norm,
     "native_batch_norm.default": native_batch_norm,
+    "native_batch_norm_backward.default": native_batch_norm_backward,
 }
 
 

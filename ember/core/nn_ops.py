@@ -394,6 +394,53 @@ def native_batch_norm_decomp(input: Tensor, weight: Tensor | None, bias: Tensor 
     return out, mean, invstd
 
 
+def _bn_stats_for_backward(input: Tensor, running_mean: Tensor | None,
+                           running_var: Tensor | None, save_mean: Tensor | None,
+                           save_invstd: Tensor | None, train: bool,
+                           eps: float) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """(mean, invstd) the forward normalised with: the saved ones, else the running ones."""
+    if save_mean is not None and save_invstd is not None:
+        return save_mean, save_invstd
+    if train or running_mean is None or running_var is None:
+        raise RuntimeError(
+            "native_batch_norm_backward: save_mean and save_invstd are required in training "
+            "mode (and running_mean/running_var in evaluation mode)"
+        )
+    return running_mean, (running_var + eps).rsqrt()
+
+
+def native_batch_norm_backward_decomp(grad_out: Tensor, input: Tensor, weight: Tensor | None,
+                                      running_mean: Tensor | None, running_var: Tensor | None,
+                                      save_mean: Tensor | None, save_invstd: Tensor | None,
+                                      train: bool, eps: float,
+                                      output_mask: Any) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip  # noqa: E501
+    """``native_batch_norm_backward`` for a device without a native kernel.
+
+    (grad_input, grad_weight, grad_bias); with xhat = (x - mean) * invstd per channel:
+    grad_bias = sum(g), grad_weight = sum(g * xhat), and grad_input = w * invstd * (g -
+    mean(g) - xhat * mean(g * xhat)) in training mode, w * invstd * g in evaluation mode.
+    All three are always computed (``output_mask`` is accepted for PyTorch's signature).
+    """
+    nd = input.ndim
+    c = input._shape[1]
+    dims = (0, *range(2, nd))
+    shape = (1, c) + (1,) * (nd - 2)
+    mean, invstd = _bn_stats_for_backward(
+        input, running_mean, running_var, save_mean, save_invstd, train, eps
+    )
+    inv = invstd.view(shape)
+    xhat = (input - mean.view(shape)) * inv
+    gb = grad_out.sum(dims)
+    gw = (grad_out * xhat).sum(dims)
+    scale = inv if weight is None else inv * weight.view(shape)
+    if train:
+        n = max(input.numel() // max(c, 1), 1)
+        gi = scale * (grad_out - (gb / n).view(shape) - xhat * (gw / n).view(shape))
+    else:
+        gi = grad_out * scale
+    return gi, gw, gb
+
+
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:  # fmt: skip  # noqa: E501
     return _aten().native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]

@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator, union-attr, attr-defined"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
-"""Drivers for the nn primitives: im2col/col2im, max pooling, softmax, layer and batch norm.
+"""Drivers for the nn primitives: im2col/col2im, max pooling, softmax, layer and batch norm
+(and batch norm's backward, a native with a Composite fallback).
 
 The core checks the arguments (PyTorch's errors), computes every output size,
 makes the inputs contiguous and computes float16/bfloat16 in float32, so a
@@ -19,6 +20,8 @@ softmax      ``k(out, x, dim)``                                          same sh
 layer_norm   ``k(out, mean, rstd, x, weight, bias, M, N, eps)``          x as (M, N)
 batch_norm   ``k(out, save_mean, save_invstd, x, weight, bias,           x as (N, C, S); running
              running_mean, running_var, training, momentum, eps)``       stats updated in place
+batch_norm_  ``k(grad_in, grad_weight, grad_bias, grad_out, x, weight,   x, grad_out as (N, C, S);
+backward     mean, invstd, train)``                                      weight may be None
 ===========  =========================================================  ==========================
 
 Window parameters arrive as tuples of two ints (height, width).
@@ -334,9 +337,55 @@ def _batch_norm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     return native_batch_norm
 
 
+def _batch_norm_backward_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def native_batch_norm_backward(
+        grad_out: Tensor,
+        input: Tensor,
+        weight: Tensor | None,
+        running_mean: Tensor | None,
+        running_var: Tensor | None,
+        save_mean: Tensor | None,
+        save_invstd: Tensor | None,
+        train: bool,
+        eps: float,
+        output_mask: Any,
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        from ember.core.nn_ops import _bn_stats_for_backward
+
+        if input.ndim < 2:
+            raise RuntimeError(
+                f"batch_norm_backward: Expected input with at least 2 dims (N, C, ...), but got "
+                f"input of size {list(input._shape)}"
+            )
+        if tuple(grad_out._shape) != tuple(input._shape):
+            raise RuntimeError(
+                f"batch_norm_backward: grad_out of size {list(grad_out._shape)} does not match "
+                f"input of size {list(input._shape)}"
+            )
+        c = input._shape[1]
+        for t, what in ((weight, "weight"), (save_mean, "save_mean"), (save_invstd, "save_invstd")):
+            _check_param("batch_norm_backward", t, (c,), what)
+        mean, invstd = _bn_stats_for_backward(
+            input, running_mean, running_var, save_mean, save_invstd, train, eps
+        )
+        kdt = _float("batch_norm_backward", input)
+        x = _contig(input, kdt)
+        g = _contig(grad_out, kdt)
+        w = None if weight is None else _contig(weight, kdt)
+        gi = new_empty(x._shape, kdt, x._device)
+        gw = new_empty((c,), kdt, x._device)
+        gb = new_empty((c,), kdt, x._device)
+        kernel(gi, gw, gb, g, x, w, _contig(mean, kdt), _contig(invstd, kdt), bool(train))
+        pdt = input._dtype if weight is None else weight._dtype
+        return cast(gi, input._dtype), cast(gw, pdt), cast(gb, pdt)
+
+    return native_batch_norm_backward
+
+
 registry.register_driver("im2col", _im2col_driver)
 registry.register_driver("col2im", _col2im_driver)
 registry.register_driver("max_pool2d", _max_pool_driver)
 registry.register_driver("softmax", _softmax_driver)
 registry.register_driver("layer_norm", _layer_norm_driver)
 registry.register_driver("batch_norm", _batch_norm_driver)
+registry.register_driver("batch_norm_backward", _batch_norm_backward_driver)

@@ -235,6 +235,40 @@ def _bn_ref(a: np.ndarray, w: Any, b: Any, rm: Any, rv: Any, training: bool, m: 
     return (a - mean.reshape(sh)) / np.sqrt(var.reshape(sh) + eps) * w.reshape(sh) + b.reshape(sh)
 
 
+def _bn_back_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
+    x = make_tensor((4, 3, 5), dtype, dev, generator=rng)
+    g = make_tensor((4, 3, 5), dtype, dev, generator=rng)
+    w = make_tensor((3,), dtype, dev, generator=rng)
+    m = make_tensor((3,), dtype, dev, generator=rng)
+    r = make_tensor((3,), dtype, dev, generator=rng, low=0.5, high=2)
+    for train in (True, False):
+        yield SampleInput((g, x, w, None, None, m, r, train, 1e-5, [True] * 3), {}, f"{train=}")
+    yield SampleInput((g, x, None, None, None, m, r, True, 1e-5, [True] * 3), {}, "no weight")
+
+
+def _bn_back_ref(g: np.ndarray, a: np.ndarray, w: Any, rm: Any, rv: Any, m: np.ndarray,
+                 r: np.ndarray, train: bool, eps: float, mask: Any) -> np.ndarray:  # fmt: skip
+    """grad_input, grad_weight and grad_bias, flattened and concatenated."""
+    sh = (1, -1, 1)
+    xhat = (a - m.reshape(sh)) * r.reshape(sh)
+    gb, gw = g.sum((0, 2)), (g * xhat).sum((0, 2))
+    k = r.reshape(sh) * (1 if w is None else w.reshape(sh))
+    n = a.shape[0] * a.shape[2]
+    gi = k * (g - gb.reshape(sh) / n - xhat * gw.reshape(sh) / n) if train else k * g
+    return np.concatenate([gi.ravel(), gw, gb])
+
+
+def _flat3(op: Any) -> Any:
+    """The three outputs of a backward primitive as one flat tensor, for one reference."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import ember
+
+        return ember.cat([t.reshape(-1) for t in op(*args, **kwargs)])
+
+    return call
+
+
 Row = tuple[str, tuple[str, ...], Callable[..., Iterable[SampleInput]], Any, int | None]
 ROWS: list[Row] = [
     ("gather", ALL_DTYPES, _gather_samples, _gather_ref, None),
@@ -250,12 +284,15 @@ ROWS: list[Row] = [
     ("_log_softmax", FLOATS, _softmax_samples, _log_softmax_ref, None),
     ("native_layer_norm", FLOATS, _ln_samples, _ln_ref, 0),
     ("native_batch_norm", FLOATS, _bn_samples, _bn_ref, 0),
+    ("native_batch_norm_backward", FLOATS, _bn_back_samples, _bn_back_ref, -1),
 ]
 
 
 def _pick(op: Any, k: int | None) -> Any:
     if k is None:
         return op
+    if k == -1:
+        return _flat3(op)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         return op(*args, **kwargs)[k]
@@ -281,8 +318,10 @@ def nn_infos() -> list[OpInfo]:
                 ref=ref,
                 dtypes=dtypes,
                 sample_inputs=_samples(build),
-                differentiable=_differentiable(op),
-                primitive=True,
+                # the backward primitive has no formula of its own: BatchNorm's formula
+                # calls it only when no graph is being recorded (no double backward)
+                differentiable=_differentiable(op) and name != "native_batch_norm_backward",
+                primitive=name != "native_batch_norm_backward",  # a native with a fallback
                 kind=op.kind or "composite",
                 inplace=False,
                 tols={"float16": (1e-2, 1e-2), "bfloat16": (3e-2, 3e-2)},

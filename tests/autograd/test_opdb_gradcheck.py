@@ -199,6 +199,8 @@ def test_differentiability_matches_torch(info: OpInfo) -> None:
     fn = torch_op(info)
     if fn is None or info.name.endswith(".out"):
         pytest.skip("no torch overload to compare with")
+    if info.name.endswith("_backward"):
+        pytest.skip("a backward primitive: its formula records the decomposition instead")
     todo = calls(info, seed=2)[:2]
     if not todo:
         pytest.skip("no float64 tensor argument")

@@ -427,3 +427,45 @@ def test_batch_norm_eval_needs_running_stats():
     c = empty((3,), "float32")
     with pytest.raises(RuntimeError, match="eval mode needs running_mean and running_var"):
         K["native_batch_norm.default"](x, c, c, x, None, None, None, None, False, 0.1, 1e-5)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(4, 3, 5), (8, 6), (2, 3, 4, 5), (16, 32, 12, 12)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_backward_matches_torch(dt, shape, training, affine):
+    """The native backward (the formula's first-order path) against torch's gradients."""
+    g = rng(3).standard_normal(shape)
+    x = rng(4).standard_normal(shape)
+    c = shape[1]
+    w, b = rng(5).standard_normal(c), rng(6).standard_normal(c)
+    rm, rv = rng(7).standard_normal(c), rng(8).random(c) + 0.5
+    grads = []
+    for lib in (torch, ember):
+
+        def to(a, lib=lib):
+            return lib.tensor(a, dtype=getattr(lib, dt))
+
+        xt = to(x).requires_grad_()
+        wt = to(w).requires_grad_() if affine else None
+        bt = to(b).requires_grad_() if affine else None
+        y = lib.nn.functional.batch_norm(xt, to(rm), to(rv), wt, bt, training=training)
+        y.backward(to(g))
+        grads.append([xt.grad] + ([wt.grad, bt.grad] if affine else []))
+    for want, got in zip(*grads):
+        close(got, want.detach().numpy(), dt)
+
+
+def test_batch_norm_backward_same_on_one_and_two_threads(threads):
+    x = et(rng(9).standard_normal((8, 16, 40, 40)), "float32")
+    g = et(rng(10).standard_normal((8, 16, 40, 40)), "float32")
+    m, r = et(rng(11).standard_normal(16), "float32"), et(rng(12).random(16) + 0.5, "float32")
+    op = ember.ops.aten.native_batch_norm_backward.default
+    res = []
+    for n in (1, 2):
+        _common.set_num_threads(n)
+        res.append(
+            [t.numpy().copy() for t in op(g, x, None, None, None, m, r, True, 1e-5, [1] * 3)]
+        )
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

@@ -59,6 +59,21 @@ def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, 
 @differentiable("input", "weight", "bias")  # not the running statistics, as in PyTorch
 def _batch_norm_back(grad: Any, input: Any, weight: Any, bias: Any, training: bool, eps: float,
                      result1: Any, result2: Any) -> tuple[Any, ...]:  # fmt: skip
+    from ember.autograd.grad_mode import is_grad_enabled
+
+    if not (
+        is_grad_enabled()
+        and (
+            input.requires_grad
+            or grad.requires_grad
+            or (weight is not None and weight.requires_grad)
+        )
+    ):
+        # First-order backward: one native kernel (or its decomposition on other devices).
+        gi, gw, gb = _aten().native_batch_norm_backward.default(
+            grad, input, weight, None, None, result1, result2, training, eps, [True] * 3
+        )
+        return gi, (None if weight is None else gw), (None if bias is None else gb)
     nd = input.ndim
     c = input.shape[1]
     red = (0,) + tuple(range(2, nd))
