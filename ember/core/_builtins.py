@@ -277,6 +277,11 @@ def load() -> None:
     functions.update(math_api.FUNCTIONS)
     for name, fn in math_api.methods().items():
         setattr(Tensor, name, fn)
+    # clamp/clip/pow_: the Tensor or the Scalar overload by the arguments' types
+    for name, fn in math_ops.FORMS.items():
+        setattr(Tensor, name, fn)
+        if not name.endswith("_"):
+            functions[name] = fn
 
 
 def _link_variants() -> None:

@@ -224,6 +224,11 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         and input._dtype.category != dt.FLOAT
     ):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    # a number selects pow.Tensor_Scalar / pow.Scalar: one edge, PyTorch's node names
+    if not isinstance(exponent, Tensor):
+        return ops.aten.pow.Tensor_Scalar(input, exponent)  # type: ignore[no-any-return]
+    if not isinstance(input, Tensor):
+        return ops.aten.pow.Scalar(input, exponent)  # type: ignore[no-any-return]
     return ops.aten.pow.Tensor_Tensor(input, exponent)  # type: ignore[no-any-return]
 
 

@@ -128,15 +128,9 @@ def _minmax(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     if isinstance(dim, Tensor):
         # max(a, b): the elementwise form.
         return getattr(aten, "maximum" if name == "max" else "minimum").default(self, dim)
-    if dim is None:
-        if self.numel() == 0:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
-        return getattr(aten, "amax" if name == "max" else "amin").default(self, (), False)
-    values = getattr(aten, "amax" if name == "max" else "amin").default(self, (dim,), keepdim)
-    indices = getattr(aten, "argmax" if name == "max" else "argmin").default(self, dim, keepdim)
+    if dim is None:  # max/min and max.dim/min.dim: PyTorch's nodes and gradients
+        return getattr(aten, name).default(self)
+    values, indices = getattr(aten, name).dim(self, dim, keepdim)
     return _MinMax(values, indices)
 
 

@@ -155,6 +155,37 @@ def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
     return norm(self, p, (), False)
 
 
+# -- max/min: the all-elements and along-a-dim forms (PyTorch's own nodes and gradients) ----------
+def _extreme_all(name: str) -> Callable[[Tensor], Tensor]:
+    reduce = "amax" if name == "max" else "amin"
+
+    def fn(self: Tensor) -> Tensor:
+        if self.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return getattr(_aten(), reduce).default(self, (), False)  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = f"{name}_all"
+    return fn
+
+
+def _extreme_dim(name: str) -> Callable[..., ValuesIndices]:
+    reduce, arg = ("amax", "argmax") if name == "max" else ("amin", "argmin")
+
+    def fn(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
+        d = normalize_dim(dim, len(self._shape))
+        if self._shape and self._shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        aten = _aten()
+        values = getattr(aten, reduce).default(self, (d,) if self._shape else (), keepdim)
+        return ValuesIndices(values, getattr(aten, arg).default(self, d, keepdim))
+
+    fn.__name__ = fn.__qualname__ = f"{name}_dim"
+    return fn
+
+
 # -- nan-aware reductions and aminmax --------------------------------------------------------------
 def nansum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """The sum treating NaN as zero."""
@@ -502,4 +533,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "nanmedian": nanmedian,
     "nanmedian_dim": nanmedian_dim,
     "mode": mode,
+    "max_all": _extreme_all("max"),
+    "min_all": _extreme_all("min"),
+    "max_dim": _extreme_dim("max"),
+    "min_dim": _extreme_dim("min"),
 }

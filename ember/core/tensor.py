@@ -886,7 +886,7 @@ class Tensor:
         return _ops().div.Tensor_mode(other, self, rounding_mode="floor")
 
     def __rpow__(self, other: Any) -> Tensor:
-        return _rbinary("pow.Tensor_Tensor", self, other)
+        return _rbinary("pow.Scalar", self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
         return _rbinary("remainder.Tensor", self, other)

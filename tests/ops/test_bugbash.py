@@ -90,3 +90,136 @@ def test_as_strided_double_backward_overlapping() -> None:
         return g
 
     grad_diff(fn, randn(7))
+
+
+# -- 3. clamp/clip: the Tensor overload for tensor bounds, PyTorch's gradients at ties ----------
+TIES = np.array([0.0, 1.0, 1.5, 2.0, 3.0])
+LO, HI = np.full(5, 1.0), np.array([2.0, 2.0, 2.0, 2.0, 0.5])  # last: min > max
+
+CLAMPS = {
+    "clamp scalars": lambda L, x, lo, hi: x.clamp(1.0, 2.0),
+    "clamp min only": lambda L, x, lo, hi: L.clamp(x, min=1.0),
+    "clamp tensors": lambda L, x, lo, hi: L.clamp(x, lo, hi),
+    "clamp tensor min": lambda L, x, lo, hi: x.clamp(min=lo),
+    "clamp tensor max": lambda L, x, lo, hi: x.clamp(max=hi),
+    "clip scalars": lambda L, x, lo, hi: L.clip(x, 1.0, 2.0),
+    "clip tensors": lambda L, x, lo, hi: x.clip(lo, hi),
+    "clamp_min": lambda L, x, lo, hi: x.clamp_min(1.0),
+    "clamp_min tensor": lambda L, x, lo, hi: L.clamp_min(x, lo),
+    "clamp_max": lambda L, x, lo, hi: L.clamp_max(x, 2.0),
+    "clamp_max tensor": lambda L, x, lo, hi: x.clamp_max(hi),
+    "clamp_": lambda L, x, lo, hi: (x * 1).clamp_(1.0, 2.0),
+    "clamp_ tensors": lambda L, x, lo, hi: (x * 1).clamp_(lo, hi),
+    "clip_": lambda L, x, lo, hi: (x * 1).clip_(1.0, 2.0),
+    "clip_ tensors": lambda L, x, lo, hi: (x * 1).clip_(lo, hi),
+    "clamp_min_": lambda L, x, lo, hi: (x * 1).clamp_min_(1.0),
+    "clamp_min_ tensor": lambda L, x, lo, hi: (x * 1).clamp_min_(lo),
+    "clamp_max_": lambda L, x, lo, hi: (x * 1).clamp_max_(2.0),
+    "clamp_max_ tensor": lambda L, x, lo, hi: (x * 1).clamp_max_(hi),
+    "torch.clamp_": lambda L, x, lo, hi: L.clamp_(x * 1, lo, hi),
+}
+
+
+def _node(t):  # noqa: ANN001, ANN202 - the node's name and its edges' names
+    fn = t.grad_fn
+    return type(fn).__name__, [type(n).__name__ if n is not None else None
+                               for n, _ in fn.next_functions]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CLAMPS))
+def test_clamp_overloads_nodes_and_gradients(name: str) -> None:
+    fn = CLAMPS[name]
+    grad_diff(fn, TIES, LO, HI)  # values and the gradients of x, min and max (ties included)
+    got = fn(ember, *(ember.tensor(a, requires_grad=True) for a in (TIES, LO, HI)))
+    want = fn(torch, *(torch.tensor(a, requires_grad=True) for a in (TIES, LO, HI)))
+    assert _node(got) == _node(want)
+
+
+def test_clamp_mixed_bounds_is_a_type_error_as_in_torch() -> None:
+    x = ember.ones(3)
+    with pytest.raises(TypeError, match=r"clamp\(\) received an invalid combination"):
+        ember.clamp(x, min=ember.zeros(3), max=2.0)
+    with pytest.raises(TypeError, match=r"clip_\(\) received an invalid combination"):
+        x.clip_(0.0, ember.ones(3))
+    with pytest.raises(TypeError):
+        torch.clamp(torch.ones(3), min=torch.zeros(3), max=2.0)
+
+
+def test_clamp_gradcheck() -> None:
+    x = ember.tensor(randn(6), requires_grad=True)
+    lo = ember.tensor(randn(6) - 1, requires_grad=True)
+    hi = ember.tensor(randn(6) + 1, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda a, b, c: a.clamp(b, c), (x, lo, hi))
+    assert ember.autograd.gradgradcheck(lambda a: a.clamp(-0.3, 0.4) ** 2, (x,))
+
+
+# -- 4. max/min: PyTorch's nodes and gradients; basic indexing records select/slice ----------
+MAXES = {
+    "max": lambda L, x: L.max(x),
+    "min": lambda L, x: x.min(),
+    "max dim": lambda L, x: x.max(1)[0],
+    "max dim keepdim": lambda L, x: L.max(x, -1, True).values,
+    "min dim": lambda L, x: L.min(x, 0)[0],
+    "min dim keepdim": lambda L, x: x.min(0, keepdim=True)[0],
+}
+WITH_TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, -1.0], [5.0, 5.0, 5.0, 5.0]])
+
+
+@pytest.mark.parametrize("name", sorted(MAXES))
+@pytest.mark.parametrize("x", [WITH_TIES, randn(3, 4)], ids=["ties", "random"])
+def test_max_min_nodes_and_gradients(name: str, x: np.ndarray) -> None:
+    fn = MAXES[name]
+    grad_diff(fn, x)  # max(dim): the whole gradient to the returned index, even at ties
+    got = fn(ember, ember.tensor(x, requires_grad=True))
+    assert _node(got) == _node(fn(torch, torch.tensor(x, requires_grad=True)))
+
+
+def test_max_min_indices_and_errors() -> None:
+    x = np.array([[1.0, math.nan, 3.0, math.nan], [2.0, 7.0, 7.0, 0.0]])
+    diff(lambda L, t: t.max(1), x)
+    diff(lambda L, t: t.min(0), x)
+    diff(lambda L, t: L.max(t), x)
+    diff(lambda L, t: t.max(0), np.array(3.0))
+    diff(lambda L, t: t.bool().max(0), x)
+    diff(lambda L, t: t.max(1), np.zeros((0, 3)))
+    with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero"):
+        ember.ones(0, 3).max(0)
+    with pytest.raises(RuntimeError, match=r"min\(\): Expected reduction dim to be specified"):
+        ember.ones(2, 0).min()
+
+
+# -- 5. pow with a Python number records one edge, with PyTorch's node names ------------------
+POWS = {
+    "x ** 2": lambda L, x: x**2,
+    "x ** 0": lambda L, x: x**0,
+    "x ** -1.5": lambda L, x: x.abs() ** -1.5,
+    "pow(x, 3)": lambda L, x: L.pow(x, 3),
+    "2 ** x": lambda L, x: 2**x,
+    "pow(0.5, x)": lambda L, x: L.pow(0.5, x),
+    "0 ** x": lambda L, x: 0.0**x,
+    "x.pow_(2)": lambda L, x: (x * 1).pow_(2),
+    "x **= 3": lambda L, x: _ipow(x * 1, 3),
+    "x ** x": lambda L, x: x.abs() ** x,
+}
+
+
+def _ipow(t, e):  # noqa: ANN001, ANN202
+    t **= e
+    return t
+
+
+@pytest.mark.parametrize("name", sorted(POWS))
+def test_pow_scalar_overloads(name: str) -> None:
+    fn = POWS[name]
+    x = np.array([-1.5, 0.0, 0.5, 2.0]) if "0 **" not in name else np.array([-1.0, 0.0, 2.0])
+    grad_diff(fn, x)
+    got = fn(ember, ember.tensor(x, requires_grad=True))
+    assert _node(got) == _node(fn(torch, torch.tensor(x, requires_grad=True)))
+
+
+def test_pow_integer_rules_kept() -> None:
+    diff(lambda L, t: t**2, np.array([1, 2, 3]))
+    diff(lambda L, t: 2**t, np.array([1, 2, 3]))
+    diff(lambda L, t: t**2.5, np.array([1, 2, 3]))
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+        ember.tensor([1, 2]) ** -1

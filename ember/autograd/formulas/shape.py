@@ -29,6 +29,22 @@ def _amax_grad(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool) -> An
     return expand_back(grad, self.shape, dim, keepdim) * mask / n
 
 
+def _extreme_grad(grad: Any, self: Any, result: Any) -> Any:
+    """``max()``/``min()``: the gradient shared evenly among the elements equal to the result
+    (NaN ones when it is NaN), as PyTorch's ``MaxBackward1``."""
+    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan()))
+    return grad * mask / mask.sum()
+
+
+def _select_grad(grad: Any, self_shape: Any, dim: int, keepdim: bool, result1: Any) -> Any:
+    """``max(dim)``/``min(dim)``: the whole gradient to the returned index (``MaxBackward0``)."""
+    if not self_shape:
+        return grad
+    if not keepdim:
+        grad, result1 = grad.unsqueeze(dim), result1.unsqueeze(dim)
+    return grad.new_zeros(self_shape).scatter(dim, result1, grad)
+
+
 def _mm_self(grad: Any, self: Any, other: Any) -> Any:
     if self.ndim == 1 and other.ndim == 1:
         return grad * other
@@ -131,6 +147,10 @@ FORMULAS: dict[str, Any] = {
     "aten::prod.dim_IntList": (prod_backward,),  # exact zeros included
     "aten::amax": (_amax_grad,),
     "aten::amin": (_amax_grad,),
+    "aten::max": (_extreme_grad,),
+    "aten::min": (_extreme_grad,),
+    "aten::max.dim": (_select_grad,),
+    "aten::min.dim": (_select_grad,),
     "aten::argmax": None,
     "aten::argmin": None,
     "aten::all.dims": None,
