@@ -50,10 +50,11 @@ def _kernels() -> dict[str, Any]:
     table["uniform_.default"] = _uniform(copy)
     table["normal_.default"] = _normal(copy)
     table["random_.from"] = _random(copy)
-    from ember_cpu import ops_index, ops_nn
+    from ember_cpu import ops_index, ops_lapack, ops_nn
 
     table.update(ops_index.kernels())
     table.update(ops_nn.kernels())
+    table.update(ops_lapack.kernels())
     return table
 
 
