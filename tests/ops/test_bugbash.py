@@ -223,3 +223,25 @@ def test_pow_integer_rules_kept() -> None:
     diff(lambda L, t: t**2.5, np.array([1, 2, 3]))
     with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
         ember.tensor([1, 2]) ** -1
+
+
+# -- 11. flip and roll record one node (FlipBackward0/RollBackward0) -------------------------
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: x.flip(0),
+        lambda L, x: L.flip(x, (0, -1)),
+        lambda L, x: x.roll(1),
+        lambda L, x: x.roll(-5),
+        lambda L, x: L.roll(x, (1, 2), (0, 2)),
+        lambda L, x: x.roll(2, -1),
+        lambda L, x: x.transpose(0, 2).roll((1, -1), (0, 1)),
+    ],
+)
+def test_flip_roll_one_node(fn) -> None:  # noqa: ANN001
+    x = randn(2, 3, 4)
+    grad_diff(fn, x)
+    got = fn(ember, ember.tensor(x, requires_grad=True))
+    assert _node(got) == _node(fn(torch, torch.tensor(x, requires_grad=True)))
+    t = ember.tensor(x, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda a: fn(ember, a) ** 2, (t,))

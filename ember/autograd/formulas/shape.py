@@ -107,6 +107,11 @@ def _strided(grad: Any, self_geometry: Any, result_geometry: Any) -> Any:
     return g
 
 
+def _roll_back(grad: Any, shifts: Any, dims: Any) -> Any:
+    back = -shifts if isinstance(shifts, int) else [-s for s in shifts]
+    return grad.roll(back, dims)
+
+
 def _zeros(grad: Any) -> Any:
     return grad.new_zeros(grad.shape)
 
@@ -183,6 +188,9 @@ FORMULAS: dict[str, Any] = {
     "aten::select.int": _STRIDED,
     "aten::slice.Tensor": _STRIDED,
     "aten::diagonal": _STRIDED,
+    # composites that would record a node per step (an index per dim, a cat per shift)
+    "aten::flip": (lambda grad, dims: grad.flip(dims),),
+    "aten::roll": (_roll_back,),
     "aten::view.dtype": None,
     "aten::detach": None,
     # -- sampling: PyTorch's normal() is not reparameterised: zero gradients ----------------
