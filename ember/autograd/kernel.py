@@ -29,8 +29,9 @@ Note [Formula parameters]
     ``<arg>_geometry`` / ``result_geometry`` (shape, stride, storage offset). Only what
     the formulas for the inputs that need a gradient name is saved. A joint rule of an
     operator returning several tensors gets only the first output's gradient, unless it
-    sets ``rule.outputs = "all"`` (eigh, svd, qr): then every floating output is
-    differentiable and the rule gets the list of their gradients (None where unused).
+    sets ``rule.outputs`` to "all" (eigh, svd, qr: every floating output is
+    differentiable) or to a tuple of output indices (slogdet: ``(1,)``); then it gets the
+    list of the outputs' gradients (None where an output got none).
 
 Note [Node edges]
     As in PyTorch, a node has one edge per *differentiable* Tensor argument, in schema
@@ -88,9 +89,11 @@ class OpInfo:
     is_list: list[bool] | None = None
     #: the operator returns a ``Tensor[]`` whose elements are all differentiable outputs
     multi: bool = False
-    #: a tuple-returning operator whose joint rule sets ``rule.outputs = "all"``: every
-    #: floating output is differentiable and the rule receives the list of their gradients
+    #: a tuple-returning operator whose joint rule sets ``rule.outputs`` ("all" or output
+    #: indices): those floating outputs are differentiable and the rule receives the list
+    #: of every output's gradient
     all_outputs: bool = False
+    diff_outputs: tuple[int, ...] | None = None
     #: schema argument name -> position
     index: dict[str, int] = field(default_factory=dict)
     #: what the rules read when every input needs a gradient
@@ -170,7 +173,9 @@ def _info(op: OpOverload) -> OpInfo:
             info.keep = keep if len(keep) < len(pos) else None
         else:
             info.joint = (rule, _params(rule))
-            info.all_outputs = getattr(rule, "outputs", None) == "all"
+            outs = getattr(rule, "outputs", None)
+            info.all_outputs = outs is not None
+            info.diff_outputs = None if outs in (None, "all") else tuple(outs)
             diff = getattr(rule, "inputs", None)
             if diff is not None:
                 info.keep = [k for k, i in enumerate(pos) if info.names[i] in diff]
@@ -339,8 +344,9 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
                 saved[f"result{j}"] = SavedTensor(out[j])
         if info.all_outputs:
             node.n_outputs = len(out)
+            diff = info.diff_outputs
             for k, o in enumerate(out):
-                if o._dtype.category == FLOAT:
+                if o._dtype.category == FLOAT and (diff is None or k in diff):
                     mark(o, node, k)
         elif first._dtype.category == FLOAT:
             mark(first, node, 0)
