@@ -102,7 +102,7 @@ def linalg_qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
     m, n = a.shape[-2:]
     k = min(m, n)
     code = _QR_MODES[mode]
-    q = _empty(batch + ((m, m) if code == 1 else (m, k) if code == 0 else (0,)), a)
+    q = _empty(batch + ((m, m) if code == 1 else (m, k)) if code != 2 else (0,), a)
     r = _empty(batch + ((m, n) if code == 1 else (k, n)), a)
     qh, qo = _ptr(q) if code != 2 else (NULL, 0)
     _check(fn(nb, m, n, *_ptr(a), qh, qo, *_ptr(r), code))

@@ -234,8 +234,15 @@ def _host(name: str, meta: Callable[..., Any]) -> Callable[..., Any]:
                 f"{name}: the CPU device has no kernel for this factorization (the ember-cpu "
                 "plugin provides them; is it installed and up to date?)"
             )
-        cpu = [a.to("cpu") if isinstance(a, Tensor) else a for a in args]
-        out = getattr(_aten(), name).default(*cpu)
+        op = getattr(_aten(), name).default
+        pos, kw = [], {}
+        for spec, a in zip(op.schema.arguments, args):
+            v = a.to("cpu") if isinstance(a, Tensor) else a
+            if spec.kwarg_only:
+                kw[spec.name] = v
+            else:
+                pos.append(v)
+        out = op(*pos, **kw)
         if isinstance(out, Tensor):
             return out.to(dev)
         return tuple(o.to(dev) for o in out)

@@ -187,7 +187,8 @@ def linalg_lstsq(self: Tensor, b: Tensor, rcond: float | None = None,
                  driver: str | None = None) -> LstsqResult:  # fmt: skip
     """Least squares ``min ||A X - B||`` through the pseudo-inverse (the minimum-norm solution,
     as LAPACK's gelsd); ``rank`` for every driver but gels, ``singular_values`` for gelsd and
-    gelss, ``residuals`` when m > n and every matrix has full rank (PyTorch's rules)."""
+    gelss, ``residuals`` for all but gelsy when m > n and every matrix has full rank
+    (PyTorch's rules)."""
     fn = "torch.linalg.lstsq"
     check_matrix("linalg.lstsq", self, "svd", square=False)
     if driver is not None and driver not in _LSTSQ_DRIVERS:
@@ -211,11 +212,9 @@ def linalg_lstsq(self: Tensor, b: Tensor, rcond: float | None = None,
     rank = keep.sum(-1)
     empty = _aten().empty.memory_format([0], dtype=self._dtype, device=self._device)
     residuals = empty
-    if m > n and not _is_meta(self) and bool((rank == n).all()):
+    if drv != "gelsy" and m > n and not _is_meta(self) and bool((rank == n).all()):
         r = self @ x - bb
         residuals = (r * r).sum(-2)
-        if vector:
-            residuals = residuals.squeeze(-1)
     return LstsqResult(
         x.squeeze(-1) if vector else x,
         residuals,
