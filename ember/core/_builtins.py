@@ -38,7 +38,7 @@ from ember.core import (
     shape_ops,
     views,
 )
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, fresh_version
 from ember.dispatcher import registry
 from ember.dispatcher.schema import load_ops_yaml
 
@@ -177,6 +177,12 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     **math_ops.COMPOSITES,
     **reduce_ops.COMPOSITES,
 }
+#: factories and copies: the tensor they return starts at version 0, as PyTorch's
+for _name in (
+    "zeros ones full zeros_like ones_like full_like rand_like randn_like eye rand randn randint "
+    "clone contiguous to_copy"
+).split():
+    COMPOSITES[_name] = fresh_version(COMPOSITES[_name])
 
 #: Python operators -> the overload they call.
 DUNDERS = {

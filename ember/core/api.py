@@ -14,7 +14,7 @@ from ember.core import dtype as dt
 from ember.core.functional import max, min  # noqa: F401 - re-exported
 from ember.core.structured import broadcast_shapes as _bshapes
 from ember.core.structured import result_type as _result_type
-from ember.core.tensor import Size, Tensor, _dims, _shape_args
+from ember.core.tensor import Size, Tensor, _dims, _shape_args, factory_requires_grad
 from ember.dispatcher.namespace import ops
 
 __all__ = [
@@ -55,9 +55,7 @@ __all__ = [
 def _factory(name: str, size: tuple[Any, ...], **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     t = getattr(ops.aten, name).default(_shape_args(size), **kw)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return factory_requires_grad(t, requires_grad)
 
 
 def zeros(*size: Any, **kw: Any) -> Tensor:
@@ -74,13 +72,13 @@ def empty(*size: Any, **kw: Any) -> Tensor:
     """An uninitialised tensor."""
     requires_grad = kw.pop("requires_grad", False)
     t = ops.aten.empty.memory_format(_shape_args(size), **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def full(size: Any, fill_value: Any, **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     t = ops.aten.full.default(_shape_args((size,)), fill_value, **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def rand(*size: Any, **kw: Any) -> Tensor:
@@ -117,7 +115,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     t = ops.aten.arange.start_step(*vals, **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def eye(n: int, m: Any = None, **kw: Any) -> Tensor:

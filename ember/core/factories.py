@@ -19,7 +19,7 @@ from ember.core import dtype as dt
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.structured import new_empty, result_type
-from ember.core.tensor import Tensor, contiguous_strides, make_tensor
+from ember.core.tensor import Tensor, contiguous_strides, factory_requires_grad, make_tensor
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "scalar_tensor_like"]
 
@@ -124,9 +124,7 @@ def tensor(
     if isinstance(data, Tensor) and data._dtype is dt.bfloat16 and d is dt.bfloat16:
         arr = arr.astype(np.float32)
     t = host_to_tensor(arr, d, _dev(device))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return factory_requires_grad(t, requires_grad)
 
 
 def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> Tensor:

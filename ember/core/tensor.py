@@ -72,6 +72,53 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(st))
 
 
+#: PyTorch's messages for a non-float tensor asked to require grad (``requires_grad_()``; the
+#: ``requires_grad`` setter; a factory's ``requires_grad=True``, capitalised)
+_GRAD_DTYPES = (
+    "dtype can require gradients",
+    "and complex dtype can require gradients",
+)
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+def factory_requires_grad(t: Tensor, requires_grad: Any) -> Tensor:
+    """A factory's ``requires_grad=``: PyTorch's factory message for a non-float dtype.
+
+    Examples:
+        >>> import ember
+        >>> factory_requires_grad(ember.zeros(2), True).requires_grad
+        True
+    """
+    if not requires_grad:
+        return t
+    if t._dtype.category != dt.FLOAT:
+        raise RuntimeError(f"Only Tensors of floating point {_GRAD_DTYPES[1]}")
+    return t.requires_grad_(True)
+
+
+def fresh_version(fn: Any) -> Any:
+    """Wrap a factory kernel so the tensor it returns has version 0, as PyTorch's: the
+    ``fill_``/``copy_``/random writes that built it were on memory nobody else has seen."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if type(out) is Tensor and not any(
+            isinstance(a, Tensor) and a._storage is out._storage for a in args
+        ):
+            out._storage.version = 0
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", "kernel")
+    kernel.__doc__ = fn.__doc__
+    return kernel
+
+
 def make_tensor(
     storage: Storage,
     shape: tuple[int, ...],
@@ -272,6 +319,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        # the storage's in-place write counter (what saved tensors check); factories reset it
+        # to 0 on the tensor they return (``fresh_version``), as PyTorch's starts at 0
         return self._storage.version
 
     def is_floating_point(self) -> bool:
@@ -313,11 +362,13 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._dtype.category != dt.FLOAT:
+            raise RuntimeError(f"only Tensors of floating point {_GRAD_DTYPES[1]}")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self._dtype.category != dt.FLOAT:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(f"only Tensors of floating point {_GRAD_DTYPES[0]}")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -336,7 +387,12 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        return self._grad
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self.__dict__.get("_retains_grad"):
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:

@@ -8,6 +8,7 @@ message.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -245,3 +246,55 @@ def test_flip_roll_one_node(fn) -> None:  # noqa: ANN001
     assert _node(got) == _node(fn(torch, torch.tensor(x, requires_grad=True)))
     t = ember.tensor(x, requires_grad=True)
     assert ember.autograd.gradgradcheck(lambda a: fn(ember, a) ** 2, (t,))
+
+
+# -- 5. the Tensor autograd surface: .grad of a non-leaf, requires_grad errors, _version -----
+def test_non_leaf_grad_warns_as_torch() -> None:
+    for lib in (torch, ember):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        with pytest.warns(UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf"):
+            assert y.grad is None
+        y.retain_grad()
+        y.sum().backward()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # retained, and a leaf: no warning
+            assert y.grad.tolist() == [1.0, 1.0]
+            assert x.grad.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L: L.tensor([1, 2], requires_grad=True),
+        lambda L: L.zeros(2, dtype=L.int64, requires_grad=True),
+        lambda L: L.arange(3, requires_grad=True),
+        lambda L: L.tensor([1]).requires_grad_(),
+        lambda L: setattr(L.tensor([True]), "requires_grad", True),
+    ],
+)
+def test_requires_grad_on_integers_raises_torch_message(fn) -> None:  # noqa: ANN001
+    with pytest.raises(RuntimeError) as want:
+        fn(torch)
+    with pytest.raises(RuntimeError) as got:
+        fn(ember)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["L.ones(3)", "L.zeros(2, 2)", "L.full((2,), 3.0)", "L.randn(3)", "L.eye(3)",
+     "L.ones(3).clone()", "L.zeros_like(L.ones(2))", "L.ones(3).to(L.float64)",
+     "L.ones(3).add_(1)", "L.ones(3).add_(1).mul_(2)[1:]", "L.ones(3).contiguous()"],
+)  # fmt: skip
+def test_version_counter_starts_at_zero(expr: str) -> None:
+    assert eval(expr, {"L": ember})._version == eval(expr, {"L": torch})._version
+
+
+def test_version_counter_still_guards_saved_tensors() -> None:
+    x = ember.ones(3)
+    w = ember.ones(3, requires_grad=True)
+    y = (x * w).sum()  # saves x (version 0)
+    x.fill_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
