@@ -253,7 +253,9 @@ def test_non_leaf_grad_warns_as_torch() -> None:
     for lib in (torch, ember):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
-        with pytest.warns(UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf"):
+        with pytest.warns(
+            UserWarning, match=r"The \.grad attribute of a Tensor that is not a leaf"
+        ):
             assert y.grad is None
         y.retain_grad()
         y.sum().backward()
