@@ -198,6 +198,18 @@ class CPUPlugin:
     def ember_environment(self) -> dict[str, str]:
         return self.backend.environment()
 
+    @hookimpl
+    def ember_set_num_threads(self, num_threads: int) -> None:
+        from ember_cpu import _common
+
+        _common.set_num_threads(num_threads)
+
+    @hookimpl
+    def ember_get_num_threads(self) -> int:
+        from ember_cpu import _common
+
+        return _common.num_threads()
+
 
 plugin = CPUPlugin()
 

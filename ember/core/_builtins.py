@@ -79,6 +79,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "full_like": factories.full_like,
     "rand_like": factories.rand_like,
     "randn_like": factories.randn_like,
+    "bernoulli_p": factories.bernoulli_p,
     "arange": factories.arange,
     "linspace": factories.linspace,
     "eye": factories.eye,

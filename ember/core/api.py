@@ -49,6 +49,7 @@ __all__ = [
     "sort",
     "argsort",
     "median",
+    "bernoulli",
 ]
 
 
@@ -321,3 +322,40 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 
 
 Tensor.median = median  # type: ignore[attr-defined]
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -> Tensor:
+    """Ones with probability ``input`` (elementwise), or with probability ``p`` in
+    ``input``'s shape when ``p`` is given.
+
+    Examples:
+        >>> import ember
+        >>> g = ember.Generator().manual_seed(0)
+        >>> ember.bernoulli(ember.tensor([0.0, 1.0]), generator=g)
+        tensor([0., 1.])
+        >>> ember.bernoulli(ember.zeros(3), 1.0)
+        tensor([1., 1., 1.])
+    """
+    if p is None:
+        return ops.aten.bernoulli.default(input, generator=generator)  # type: ignore[no-any-return]
+    return ops.aten.bernoulli.p(input, p, generator=generator)  # type: ignore[no-any-return]
+
+
+def _tensor_random_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
+    """``random_()``, ``random_(to)``, ``random_(from, to)``: integers in [from, to)."""
+    extra = set(kw) - {"from", "to"}
+    if extra:
+        raise TypeError(f"random_() got an unexpected keyword argument '{extra.pop()}'")
+    if len(args) + len(kw) > 2:
+        raise TypeError(f"random_() takes at most 2 arguments ({len(args) + len(kw)} given)")
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        low, high = (args[0], kw["to"]) if "to" in kw else (0, args[0])
+    else:
+        low, high = kw.get("from", 0), kw.get("to")
+    return getattr(ops.aten.random_, "from")(self, low, high, generator=generator)  # type: ignore[no-any-return]
+
+
+Tensor.bernoulli = bernoulli  # type: ignore[attr-defined]
+Tensor.random_ = _tensor_random_  # type: ignore[attr-defined]

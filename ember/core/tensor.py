@@ -300,6 +300,12 @@ class Tensor:
         return self._device.type == "cuda"
 
     # PyTorch's layout/flavour flags: ember tensors are always dense and strided.
+    @property
+    def layout(self) -> Any:
+        from ember.core.memory_format import strided
+
+        return strided
+
     is_sparse = False
     is_quantized = False
     is_nested = False
@@ -336,6 +342,19 @@ class Tensor:
         return -1 if self._device.index is None else self._device.index
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Row-major (or, with ``memory_format=``, that format's) layout, size-1 dims aside.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.zeros(2, 3, 4, 5).contiguous(memory_format=ember.channels_last)
+            >>> x.is_contiguous(), x.is_contiguous(memory_format=ember.channels_last)
+            (False, True)
+        """
+        if memory_format is not None:
+            from ember.core import memory_format as mf
+
+            fmt = mf.as_memory_format(memory_format, "is_contiguous")
+            return mf.is_contiguous_as(self._shape, self._stride, fmt)
         expected = 1
         for size, st in zip(reversed(self._shape), reversed(self._stride)):
             if size == 1:
@@ -709,7 +728,7 @@ class Tensor:
         dev = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         non_blocking = kwargs.pop("non_blocking", False)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -730,9 +749,12 @@ class Tensor:
             not copy
             and (dtype is None or dtype is self._dtype)
             and (target is None or target is self._device)
+            and (memory_format is None or _keeps_format(self, memory_format))
         ):
             return self
-        return _ops()._to_copy.default(self, dtype=dtype, device=target, non_blocking=non_blocking)
+        return _ops()._to_copy.default(
+            self, dtype=dtype, device=target, non_blocking=non_blocking, memory_format=memory_format
+        )
 
     def cpu(self) -> Tensor:
         return self.to("cpu")
@@ -758,6 +780,8 @@ class Tensor:
             return f"ember.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
         if isinstance(dtype, str):
             dtype = _legacy_dtype(dtype)
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), dt.dtype):
+            dtype = dtype.dtype  # type: ignore[attr-defined] # a legacy type: ember.DoubleTensor
         return self.to(dtype)
 
     def float(self) -> Tensor:
@@ -1007,6 +1031,14 @@ def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> 
     )
 
 
+def _keeps_format(t: Tensor, memory_format: Any) -> builtins.bool:
+    """Whether ``t.to(memory_format=...)`` may return ``t`` itself (it is laid out so)."""
+    from ember.core import memory_format as mf
+
+    fmt = mf.as_memory_format(memory_format, "to")
+    return fmt is mf.preserve_format or mf.is_contiguous_as(t._shape, t._stride, fmt)
+
+
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
     """``other <op> self`` for a Python scalar ``other``: structured ops wrap it themselves."""
     packet, overload = name.split(".")
@@ -1046,6 +1078,8 @@ def _host_view(t: Tensor) -> np.ndarray:
     isz = t._dtype.itemsize
     if st.data is None:
         raise RuntimeError("Cannot access data of a meta tensor")
+    if 0 in t._shape:  # no element to view; the offset may lie past the end of the buffer
+        return np.empty(t._shape, dtype=t._dtype.numpy)
     return np.ndarray(
         t._shape,
         dtype=t._dtype.numpy,
