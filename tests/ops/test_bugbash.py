@@ -300,3 +300,59 @@ def test_version_counter_still_guards_saved_tensors() -> None:
     x.fill_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+# -- 6. median: NaN rows, empty integer tensors, empty views with an offset -----------------
+NAN_ROWS = np.array(
+    [[1.0, math.nan, 0.0, math.nan], [2.0, 1.0, 3.0, 4.0], [math.nan] * 4, [5.0, 5.0, 1.0, 5.0]]
+)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: x.median(1),
+        lambda L, x: x.median(0),
+        lambda L, x: L.median(x, -1, keepdim=True),
+        lambda L, x: x.median(),
+        lambda L, x: x[1:2].median(),
+        lambda L, x: x[:2].nanmedian(1),  # (an all-NaN row's index is arbitrary in PyTorch)
+        lambda L, x: x.nanmedian(),
+    ],
+)
+def test_median_nan_values_indices_and_gradients(fn) -> None:  # noqa: ANN001
+    grad_diff(lambda L, x: fn(L, x)[0] if isinstance(fn(L, x), tuple) else fn(L, x), NAN_ROWS)
+    diff(fn, NAN_ROWS)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "uint8", "bool", "float16"])
+def test_median_of_empty_keeps_dtype(dtype: str) -> None:
+    diff(lambda L, x: x.to(getattr(L, dtype)).median(), np.zeros(0))
+    diff(lambda L, x: x.to(getattr(L, dtype)).nanmedian(), np.zeros(0))
+
+
+def test_median_errors() -> None:
+    diff(lambda L, x: x.bool().median(), np.ones(3), match="median_cpu")
+    diff(lambda L, x: x.bool().median(0), np.ones(3), match="median_out")
+    diff(lambda L, x: x.median(1), np.ones((3, 0)), match="Expected reduction dim 1")
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L: L.ones(4, 0)[2:].tolist(),
+        lambda L: L.ones(3, 0)[1:].median(0),
+        lambda L: L.ones(4, 0)[1:].median(0),
+        lambda L: L.ones(2, 3)[:, 3:].sort(0),
+        lambda L: L.ones(4, 0)[2:].kthvalue(1, 0),
+        lambda L: L.ones(3, 0).median(0),
+        lambda L: repr(L.ones(4, 0)[3:]).split("(")[1],
+    ],
+)
+def test_empty_views_with_an_offset(fn) -> None:  # noqa: ANN001
+    got, want = fn(ember), fn(torch)
+    if isinstance(want, tuple):
+        for g, w in zip(got, want):
+            assert tuple(g.shape) == tuple(w.shape) and g.tolist() == w.tolist()
+    else:
+        assert got == want
