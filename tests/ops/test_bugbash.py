@@ -356,3 +356,33 @@ def test_empty_views_with_an_offset(fn) -> None:  # noqa: ANN001
             assert tuple(g.shape) == tuple(w.shape) and g.tolist() == w.tolist()
     else:
         assert got == want
+
+
+# -- 7. adaptive pooling of any input and output sizes, in the core ------------------------
+@pytest.mark.parametrize(
+    "size,out",
+    [((5, 7), (3, 3)), ((7, 5), (4, 2)), ((6, 6), (4, 4)), ((3, 3), (5, 5)), ((9, 2), (4, 1)),
+     ((6, 4), (3, 2)), ((5, 5), (None, 3))],
+)  # fmt: skip
+def test_adaptive_pool2d_any_sizes(size, out) -> None:  # noqa: ANN001
+    x = randn(2, 3, *size)
+    F = "nn.functional"  # noqa: N806
+
+    def pool(kind, **kw):  # noqa: ANN001, ANN202, ANN003
+        return lambda L, t: getattr(eval(f"L.{F}", {"L": L}), kind)(t, out, **kw)
+
+    grad_diff(pool("adaptive_max_pool2d"), x)
+    grad_diff(pool("adaptive_avg_pool2d"), x)
+    diff(pool("adaptive_max_pool2d", return_indices=True), x)
+    diff(pool("adaptive_max_pool2d", return_indices=True), x[0])
+    if out[0] is not None:
+        diff(lambda L, t: L.ops.aten.adaptive_max_pool2d(t, out), x)
+
+
+def test_adaptive_max_pool_1d_and_errors() -> None:
+    x = randn(2, 3, 7)
+    grad_diff(lambda L, t: L.nn.functional.adaptive_max_pool1d(t, 3), x)
+    diff(lambda L, t: L.nn.functional.adaptive_max_pool1d(t, 4, True), x)
+    diff(lambda L, t: L.nn.functional.adaptive_max_pool2d(t, 2), randn(7), match="3D or 4D")
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
+        ember.ops.aten.adaptive_max_pool2d(ember.ones(4, 4), (2, 2))
