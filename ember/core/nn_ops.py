@@ -394,6 +394,28 @@ def native_batch_norm_decomp(input: Tensor, weight: Tensor | None, bias: Tensor 
     return out, mean, invstd
 
 
+def native_layer_norm_backward_decomp(grad_out: Tensor, input: Tensor, normalized_shape: Any,
+                                      mean: Tensor, rstd: Tensor, weight: Tensor | None,
+                                      bias: Tensor | None,
+                                      output_mask: Any) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip  # noqa: E501
+    """``native_layer_norm_backward`` for a device without a native kernel.
+
+    With xhat = (x - mean) * rstd over the normalised dims and gw = g * weight:
+    grad_input = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), grad_weight =
+    sum(g * xhat) and grad_bias = sum(g) over the outer dims. All three are always
+    computed (``output_mask`` is accepted for PyTorch's signature).
+    """
+    k = len(tuple(normalized_shape))
+    dims = tuple(range(input.ndim - k, input.ndim))
+    outer = tuple(range(input.ndim - k))
+    xhat = (input - mean) * rstd
+    gx = grad_out if weight is None else grad_out * weight
+    gi = rstd * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    gw = (grad_out * xhat).sum(outer) if outer else grad_out * xhat
+    gb = grad_out.sum(outer) if outer else grad_out.clone()
+    return gi, gw, gb
+
+
 def _bn_stats_for_backward(input: Tensor, running_mean: Tensor | None,
                            running_var: Tensor | None, save_mean: Tensor | None,
                            save_invstd: Tensor | None, train: bool,
