@@ -405,6 +405,12 @@ def native_layer_norm_backward_decomp(grad_out: Tensor, input: Tensor, normalize
     sum(g * xhat) and grad_bias = sum(g) over the outer dims. All three are always
     computed (``output_mask`` is accepted for PyTorch's signature).
     """
+    half = _half_in_float32(grad_out, input, mean, rstd, weight)
+    if half is not None:
+        res = native_layer_norm_backward_decomp(
+            half[0], half[1], normalized_shape, half[2], half[3], half[4], bias, output_mask
+        )
+        return _back_from_float32(res, input, weight)
     k = len(tuple(normalized_shape))
     dims = tuple(range(input.ndim - k, input.ndim))
     outer = tuple(range(input.ndim - k))
@@ -414,6 +420,19 @@ def native_layer_norm_backward_decomp(grad_out: Tensor, input: Tensor, normalize
     gw = (grad_out * xhat).sum(outer) if outer else grad_out * xhat
     gb = grad_out.sum(outer) if outer else grad_out.clone()
     return gi, gw, gb
+
+
+def _half_in_float32(*ts: Tensor | None) -> list[Any] | None:
+    """The tensors in float32 when the first is float16/bfloat16 (the natives compute
+    half types in float32 and round once; so does their decomposition), else None."""
+    if ts[0] is None or ts[0]._dtype not in (dt.float16, dt.bfloat16):
+        return None
+    return [None if t is None else t.to(dt.float32) for t in ts]
+
+
+def _back_from_float32(res: Any, input: Tensor, weight: Tensor | None) -> Any:
+    pdt = input._dtype if weight is None else weight._dtype
+    return res[0].to(input._dtype), res[1].to(pdt), res[2].to(pdt)
 
 
 def _bn_stats_for_backward(input: Tensor, running_mean: Tensor | None,
@@ -443,6 +462,11 @@ def native_batch_norm_backward_decomp(grad_out: Tensor, input: Tensor, weight: T
     mean(g) - xhat * mean(g * xhat)) in training mode, w * invstd * g in evaluation mode.
     All three are always computed (``output_mask`` is accepted for PyTorch's signature).
     """
+    half = _half_in_float32(grad_out, input, weight, running_mean, running_var, save_mean,
+                            save_invstd)  # fmt: skip
+    if half is not None:
+        res = native_batch_norm_backward_decomp(*half, train, eps, output_mask)
+        return _back_from_float32(res, input, weight)
     nd = input.ndim
     c = input._shape[1]
     dims = (0, *range(2, nd))
