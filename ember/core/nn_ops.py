@@ -465,7 +465,8 @@ def native_batch_norm_backward_decomp(grad_out: Tensor, input: Tensor, weight: T
     half = _half_in_float32(grad_out, input, weight, running_mean, running_var, save_mean,
                             save_invstd)  # fmt: skip
     if half is not None:
-        res = native_batch_norm_backward_decomp(*half, train, eps, output_mask)
+        g, x, w, rm, rv, sm, si = half
+        res = native_batch_norm_backward_decomp(g, x, w, rm, rv, sm, si, train, eps, output_mask)
         return _back_from_float32(res, input, weight)
     nd = input.ndim
     c = input._shape[1]
