@@ -547,6 +547,67 @@ done:
     return rc;
 }
 
+/* ---------------- layer norm backward ---------------- */
+/* Rows r of (M, N): gw_i = g_i * w_i, xhat_i = (x_i - mean_r) * rstd_r,
+ * grad_in = rstd * (gw - sum(gw)/N - xhat * sum(gw * xhat)/N).  grad_weight / grad_bias are
+ * column sums over the rows: partials per block of rows (at least EM_LN_RB, at most 256 blocks,
+ * a size that depends on M only, summed in
+ * block order), so results do not depend on the thread count. */
+#define EM_LN_RB 32
+int em_layer_norm_backward_@S(char *gi_, int64_t gio, char *gw_, int64_t gwo, char *gb_, int64_t gbo,
+                              char *g_, int64_t go, char *x_, int64_t xo, char *w_, int64_t wo,
+                              char *m_, int64_t mo, char *r_, int64_t ro, int64_t M, int64_t N)
+{
+    if (N <= 0) return 0;
+    @T *gi = (@T *)gi_ + gio, *gw = (@T *)gw_ + gwo, *gb = (@T *)gb_ + gbo;
+    const @T *g = (const @T *)g_ + go, *x = (const @T *)x_ + xo;
+    const @T *w = w_ ? (const @T *)w_ + wo : NULL;
+    const @T *mean = (const @T *)m_ + mo, *rstd = (const @T *)r_ + ro;
+    /* at most 256 blocks (bounded scratch); the block size depends on M only */
+    const int64_t rb = (M + 255) / 256 > EM_LN_RB ? (M + 255) / 256 : EM_LN_RB;
+    const int64_t nb = (M + rb - 1) / rb;
+    double *part = (double *)malloc((size_t)(2 * (nb > 0 ? nb : 1)) * (size_t)N * sizeof(double));
+    if (!part) return EM_ERR_ALLOC;
+    EM_PFOR(em_nn_threads(M * N * 3, nb), bi, nb,
+        double *pw = part + 2 * bi * N, *pb = pw + N;
+        for (int64_t j = 0; j < N; j++) { pw[j] = 0; pb[j] = 0; }
+        const int64_t r1 = (bi + 1) * rb < M ? (bi + 1) * rb : M;
+        for (int64_t r = bi * rb; r < r1; r++) {
+            const @T *gr = g + r * N, *xr = x + r * N;
+            @T *orow = gi + r * N;
+            const @T mu = mean[r], rs = rstd[r];
+            double a = 0, b = 0;
+            for (int64_t j0 = 0; j0 < N; j0 += EM_NN_BLK) {
+                const int64_t j1 = N - j0 < EM_NN_BLK ? N : j0 + EM_NN_BLK;
+                @T pa = 0, pbb = 0;
+                for (int64_t j = j0; j < j1; j++) {
+                    const @T gw_ = w ? gr[j] * w[j] : gr[j];
+                    pa += gw_;
+                    pbb += gw_ * ((xr[j] - mu) * rs);
+                }
+                a += pa;
+                b += pbb;
+            }
+            const @T ma = (@T)(a / (double)N), mb = (@T)(b / (double)N);
+            for (int64_t j = 0; j < N; j++) {
+                const @T xh = (xr[j] - mu) * rs;
+                const @T gw_ = w ? gr[j] * w[j] : gr[j];
+                orow[j] = rs * ((gw_ - ma) - xh * mb);
+                pw[j] += (double)(gr[j] * xh);
+                pb[j] += (double)gr[j];
+            }
+        }
+    );
+    for (int64_t j = 0; j < N; j++) {
+        double sw = 0, sb = 0;
+        for (int64_t bi = 0; bi < nb; bi++) { sw += part[2 * bi * N + j]; sb += part[(2 * bi + 1) * N + j]; }
+        gw[j] = (@T)sw;
+        gb[j] = (@T)sb;
+    }
+    free(part);
+    return 0;
+}
+
 /* ---------------- batch norm backward ---------------- */
 /* Per channel c, in double: sg = sum(g), sgx = sum(g * (x - mean)); then grad_bias = sg,
  * grad_weight = sgx * invstd and grad_in = k * (g - sg/n - (x - mean) * invstd^2 * sgx/n)
@@ -700,6 +761,9 @@ FLOAT_DECLS = [
     "char *x, int64_t xo, char *w, int64_t wo, char *b, int64_t bo, char *rm, int64_t rmo, "
     "char *rv, int64_t rvo, int64_t N, int64_t C, int64_t S, int training, double momentum, "
     "double eps);",
+    "int em_layer_norm_backward_@S(char *gi, int64_t gio, char *gw, int64_t gwo, char *gb, "
+    "int64_t gbo, char *g, int64_t go, char *x, int64_t xo, char *w, int64_t wo, char *m, "
+    "int64_t mo, char *r, int64_t ro, int64_t M, int64_t N);",
     "int em_batch_norm_backward_@S(char *gi, int64_t gio, char *gw, int64_t gwo, char *gb, "
     "int64_t gbo, char *g, int64_t go, char *x, int64_t xo, char *w, int64_t wo, char *m, "
     "int64_t mo, char *r, int64_t ro, int64_t N, int64_t C, int64_t S, int training);",

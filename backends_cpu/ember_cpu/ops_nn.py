@@ -23,6 +23,7 @@ __all__ = [
     "native_layer_norm",
     "native_batch_norm",
     "native_batch_norm_backward",
+    "native_layer_norm_backward",
     "kernels",
     "KERNELS",
 ]
@@ -41,6 +42,7 @@ _SOFTMAX = _table("softmax", _FLOATS)
 _LAYER_NORM = _table("layer_norm", _FLOATS)
 _BATCH_NORM = _table("batch_norm", _FLOATS)
 _BATCH_NORM_BACKWARD = _table("batch_norm_backward", _FLOATS)
+_LAYER_NORM_BACKWARD = _table("layer_norm_backward", _FLOATS)
 _MAX_POOL = _table("max_pool2d", _POOL)
 
 
@@ -222,6 +224,21 @@ def native_batch_norm_backward(gi, gw, gb, grad_out, input, weight, mean, invstd
         raise_error(rc)
 
 
+def native_layer_norm_backward(gi, gw, gb, grad_out, input, weight, mean, rstd, M, N) -> None:
+    op = "native_layer_norm_backward"
+    fn = _fn(_LAYER_NORM_BACKWARD, op, input)
+    hw, ow = _opt(weight, input, op)
+    for t in (grad_out, mean, rstd):
+        _opt(t, input, op)  # dtype check
+    rc = fn(
+        handle(gi), gi._offset, handle(gw), gw._offset, handle(gb), gb._offset,
+        handle(grad_out), grad_out._offset, handle(input), input._offset, hw, ow,
+        handle(mean), mean._offset, handle(rstd), rstd._offset, M, N,
+    )  # fmt: skip
+    if rc:
+        raise_error(rc)
+
+
 KERNELS: dict[str, Any] = {
     "im2col.default": im2col,
     "col2im.default": col2im,
@@ -231,6 +248,7 @@ KERNELS: dict[str, Any] = {
     "native_layer_norm.default": native_layer_norm,
     "native_batch_norm.default": native_batch_norm,
     "native_batch_norm_backward.default": native_batch_norm_backward,
+    "native_layer_norm_backward.default": native_layer_norm_backward,
 }
 
 

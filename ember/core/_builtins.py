@@ -143,6 +143,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "native_layer_norm_decomp": nn_ops.native_layer_norm_decomp,
     "native_batch_norm_decomp": nn_ops.native_batch_norm_decomp,
     "native_batch_norm_backward_decomp": nn_ops.native_batch_norm_backward_decomp,
+    "native_layer_norm_backward_decomp": nn_ops.native_layer_norm_backward_decomp,
     "im2col_decomp": nn_ops.im2col_decomp,
     "col2im_decomp": nn_ops.col2im_decomp,
     "max_pool2d_with_indices_decomp": nn_ops.max_pool2d_with_indices_decomp,

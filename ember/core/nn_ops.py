@@ -423,6 +423,47 @@ def native_batch_norm_decomp(input: Tensor, weight: Tensor | None, bias: Tensor 
     return out, mean, invstd
 
 
+def native_layer_norm_backward_decomp(grad_out: Tensor, input: Tensor, normalized_shape: Any,
+                                      mean: Tensor, rstd: Tensor, weight: Tensor | None,
+                                      bias: Tensor | None,
+                                      output_mask: Any) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip  # noqa: E501
+    """``native_layer_norm_backward`` for a device without a native kernel.
+
+    With xhat = (x - mean) * rstd over the normalised dims and gw = g * weight:
+    grad_input = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), grad_weight =
+    sum(g * xhat) and grad_bias = sum(g) over the outer dims. All three are always
+    computed (``output_mask`` is accepted for PyTorch's signature).
+    """
+    half = _half_in_float32(grad_out, input, mean, rstd, weight)
+    if half is not None:
+        res = native_layer_norm_backward_decomp(
+            half[0], half[1], normalized_shape, half[2], half[3], half[4], bias, output_mask
+        )
+        return _back_from_float32(res, input, weight)
+    k = len(tuple(normalized_shape))
+    dims = tuple(range(input.ndim - k, input.ndim))
+    outer = tuple(range(input.ndim - k))
+    xhat = (input - mean) * rstd
+    gx = grad_out if weight is None else grad_out * weight
+    gi = rstd * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    gw = (grad_out * xhat).sum(outer) if outer else grad_out * xhat
+    gb = grad_out.sum(outer) if outer else grad_out.clone()
+    return gi, gw, gb
+
+
+def _half_in_float32(*ts: Tensor | None) -> list[Any] | None:
+    """The tensors in float32 when the first is float16/bfloat16 (the natives compute
+    half types in float32 and round once; so does their decomposition), else None."""
+    if ts[0] is None or ts[0]._dtype not in (dt.float16, dt.bfloat16):
+        return None
+    return [None if t is None else t.to(dt.float32) for t in ts]
+
+
+def _back_from_float32(res: Any, input: Tensor, weight: Tensor | None) -> Any:
+    pdt = input._dtype if weight is None else weight._dtype
+    return res[0].to(input._dtype), res[1].to(pdt), res[2].to(pdt)
+
+
 def _bn_stats_for_backward(input: Tensor, running_mean: Tensor | None,
                            running_var: Tensor | None, save_mean: Tensor | None,
                            save_invstd: Tensor | None, train: bool,
@@ -450,6 +491,12 @@ def native_batch_norm_backward_decomp(grad_out: Tensor, input: Tensor, weight: T
     mean(g) - xhat * mean(g * xhat)) in training mode, w * invstd * g in evaluation mode.
     All three are always computed (``output_mask`` is accepted for PyTorch's signature).
     """
+    half = _half_in_float32(grad_out, input, weight, running_mean, running_var, save_mean,
+                            save_invstd)  # fmt: skip
+    if half is not None:
+        g, x, w, rm, rv, sm, si = half
+        res = native_batch_norm_backward_decomp(g, x, w, rm, rv, sm, si, train, eps, output_mask)
+        return _back_from_float32(res, input, weight)
     nd = input.ndim
     c = input._shape[1]
     dims = (0, *range(2, nd))

@@ -22,6 +22,8 @@ batch_norm   ``k(out, save_mean, save_invstd, x, weight, bias,           x as (N
              running_mean, running_var, training, momentum, eps)``       stats updated in place
 batch_norm_  ``k(grad_in, grad_weight, grad_bias, grad_out, x, weight,   x, grad_out as (N, C, S);
 backward     mean, invstd, train)``                                      weight may be None
+layer_norm_  ``k(grad_in, grad_weight, grad_bias, grad_out, x, weight,   x, grad_out as (M, N);
+backward     mean, rstd, M, N)``                                         weight may be None
 ===========  =========================================================  ==========================
 
 Window parameters arrive as tuples of two ints (height, width).
@@ -337,6 +339,55 @@ def _batch_norm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     return native_batch_norm
 
 
+def _layer_norm_backward_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    def native_layer_norm_backward(
+        grad_out: Tensor,
+        input: Tensor,
+        normalized_shape: Any,
+        mean: Tensor,
+        rstd: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        output_mask: Any,
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        ns = tuple(int(v) for v in normalized_shape)
+        k = len(ns)
+        if k == 0 or input.ndim < k or tuple(input._shape[input.ndim - k :]) != ns:
+            raise RuntimeError(
+                f"Given normalized_shape={list(ns)}, expected input with shape "
+                f"[*, {', '.join(map(str, ns))}], but got input of size{list(input._shape)}"
+            )
+        if tuple(grad_out._shape) != tuple(input._shape):
+            raise RuntimeError(
+                f"layer_norm_backward: grad_out of size {list(grad_out._shape)} does not match "
+                f"input of size {list(input._shape)}"
+            )
+        _check_param("layer_norm_backward", weight, ns, "weight")
+        nn = 1
+        for v in ns:
+            nn *= v
+        m = input.numel() // nn if nn else 0
+        stat_shape = tuple(input._shape[: input.ndim - k]) + (1,) * k
+        for t, what in ((mean, "mean"), (rstd, "rstd")):
+            if t.numel() != m:
+                raise RuntimeError(
+                    f"layer_norm_backward: Expected {what} with {m} elements (shape "
+                    f"{list(stat_shape)}), but got {what} of shape {list(t._shape)}"
+                )
+        kdt = _float("layer_norm_backward", input)
+        x = _contig(input, kdt)
+        g = _contig(grad_out, kdt)
+        w = None if weight is None else _contig(weight, kdt)
+        gi = new_empty(x._shape, kdt, x._device)
+        gw = new_empty(ns, kdt, x._device)
+        gb = new_empty(ns, kdt, x._device)
+        kernel(gi, gw, gb, g, x, w, _contig(mean, kdt), _contig(rstd, kdt), m, nn)
+        pdt = input._dtype if weight is None else weight._dtype
+        return cast(gi, input._dtype), cast(gw, pdt), cast(gb, pdt)
+
+    return native_layer_norm_backward
+
+
 def _batch_norm_backward_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def native_batch_norm_backward(
         grad_out: Tensor,
@@ -389,3 +440,4 @@ registry.register_driver("softmax", _softmax_driver)
 registry.register_driver("layer_norm", _layer_norm_driver)
 registry.register_driver("batch_norm", _batch_norm_driver)
 registry.register_driver("batch_norm_backward", _batch_norm_backward_driver)
+registry.register_driver("layer_norm_backward", _layer_norm_backward_driver)

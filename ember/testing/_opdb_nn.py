@@ -258,6 +258,31 @@ def _bn_back_ref(g: np.ndarray, a: np.ndarray, w: Any, rm: Any, rv: Any, m: np.n
     return np.concatenate([gi.ravel(), gw, gb])
 
 
+def _ln_back_samples(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
+    x = make_tensor((3, 4, 5), dtype, dev, generator=rng)
+    g = make_tensor((3, 4, 5), dtype, dev, generator=rng)
+    w = make_tensor((5,), dtype, dev, generator=rng)
+    m = make_tensor((3, 4, 1), dtype, dev, generator=rng)
+    r = make_tensor((3, 4, 1), dtype, dev, generator=rng, low=0.5, high=2)
+    yield SampleInput((g, x, [5], m, r, w, w, [True] * 3), {}, "affine")
+    m2 = make_tensor((3, 1, 1), dtype, dev, generator=rng)
+    r2 = make_tensor((3, 1, 1), dtype, dev, generator=rng, low=0.5, high=2)
+    yield SampleInput((g, x, [4, 5], m2, r2, None, None, [True] * 3), {}, "two dims, no affine")
+
+
+def _ln_back_ref(g: np.ndarray, a: np.ndarray, ns: Any, m: np.ndarray, r: np.ndarray, w: Any,
+                 b: Any, mask: Any) -> np.ndarray:  # fmt: skip
+    """grad_input, grad_weight and grad_bias, flattened and concatenated."""
+    k = len(ns)
+    dims = tuple(range(a.ndim - k, a.ndim))
+    outer = tuple(range(a.ndim - k))
+    xhat = (a - m) * r
+    gx = g if w is None else g * w
+    gi = r * (gx - gx.mean(dims, keepdims=True) - xhat * (gx * xhat).mean(dims, keepdims=True))
+    gw, gb = (g * xhat).sum(outer), g.sum(outer)
+    return np.concatenate([gi.ravel(), gw.ravel(), gb.ravel()])
+
+
 def _flat3(op: Any) -> Any:
     """The three outputs of a backward primitive as one flat tensor, for one reference."""
 
@@ -285,6 +310,7 @@ ROWS: list[Row] = [
     ("native_layer_norm", FLOATS, _ln_samples, _ln_ref, 0),
     ("native_batch_norm", FLOATS, _bn_samples, _bn_ref, 0),
     ("native_batch_norm_backward", FLOATS, _bn_back_samples, _bn_back_ref, -1),
+    ("native_layer_norm_backward", FLOATS, _ln_back_samples, _ln_back_ref, -1),
 ]
 
 
@@ -318,10 +344,10 @@ def nn_infos() -> list[OpInfo]:
                 ref=ref,
                 dtypes=dtypes,
                 sample_inputs=_samples(build),
-                # the backward primitive has no formula of its own: BatchNorm's formula
+                # the backward natives have no formula of their own: the norms' formulas
                 # calls it only when no graph is being recorded (no double backward)
-                differentiable=_differentiable(op) and name != "native_batch_norm_backward",
-                primitive=name != "native_batch_norm_backward",  # a native with a fallback
+                differentiable=_differentiable(op) and not name.endswith("_backward"),
+                primitive=not name.endswith("_backward"),  # natives with a fallback
                 kind=op.kind or "composite",
                 inplace=False,
                 tols={"float16": (1e-2, 1e-2), "bfloat16": (3e-2, 3e-2)},

@@ -469,3 +469,40 @@ def test_batch_norm_backward_same_on_one_and_two_threads(threads):
         )
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape,k", [((4, 6), 1), ((3, 4, 5), 2), ((2, 300, 64), 1), ((5, 7), 2)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_backward_matches_torch(dt, shape, k, affine):
+    """The native backward (the formula's first-order path) against torch's gradients."""
+    g, x = rng(3).standard_normal(shape), rng(4).standard_normal(shape)
+    ns = shape[len(shape) - k :]
+    w, b = rng(5).standard_normal(ns), rng(6).standard_normal(ns)
+    grads = []
+    for lib in (torch, ember):
+
+        def to(a, lib=lib):
+            return lib.tensor(a, dtype=getattr(lib, dt))
+
+        xt = to(x).requires_grad_()
+        wt = to(w).requires_grad_() if affine else None
+        bt = to(b).requires_grad_() if affine else None
+        lib.nn.functional.layer_norm(xt, ns, wt, bt).backward(to(g))
+        grads.append([xt.grad] + ([wt.grad, bt.grad] if affine else []))
+    for want, got in zip(*grads):
+        close(got, want.detach().numpy(), dt)
+
+
+def test_layer_norm_backward_same_on_one_and_two_threads(threads):
+    x = et(rng(9).standard_normal((3000, 96)), "float32")
+    g = et(rng(10).standard_normal((3000, 96)), "float32")
+    w = et(rng(11).standard_normal(96), "float32")
+    _, m, r = ember.ops.aten.native_layer_norm.default(x, [96], w, None, 1e-5)
+    op = ember.ops.aten.native_layer_norm_backward.default
+    res = []
+    for n in (1, 2):
+        _common.set_num_threads(n)
+        res.append([t.numpy().copy() for t in op(g, x, [96], m, r, w, None, [True] * 3)])
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

@@ -44,6 +44,15 @@ def _stats(x: Any, dims: tuple[int, ...], eps: float, mean: Any, rstd: Any) -> t
 
 def _layer_norm_back(grad: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
                      eps: float, result1: Any, result2: Any) -> tuple[Any, Any, Any]:  # fmt: skip
+    from ember.autograd.grad_mode import is_grad_enabled
+
+    w_grad = weight is not None and weight.requires_grad
+    if not (is_grad_enabled() and (input.requires_grad or grad.requires_grad or w_grad)):
+        # First-order backward: one native kernel (or its decomposition on other devices).
+        gi, gw, gb = _aten().native_layer_norm_backward.default(
+            grad, input, normalized_shape, result1, result2, weight, bias, [True] * 3
+        )
+        return gi, (None if weight is None else gw), (None if bias is None else gb)
     k = len(normalized_shape)
     dims = tuple(range(input.ndim - k, input.ndim))
     outer = tuple(range(input.ndim - k))
