@@ -43,7 +43,8 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
     if a._dtype is _BOOL or b._dtype is _BOOL:
-        kernel = "dot" if da == db == 1 else ("addmv_impl_cpu" if db == 1 else "addmm_impl_cpu_")
+        kernel = "addmm_impl_cpu_" if db == 2 else ("bmm" if db > 2 else "addmv_impl_cpu")
+        kernel = "dot" if da == db == 1 else kernel  # PyTorch's kernel for each shape pair
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if da == 1 and db == 1:
         return dot(a, b)

@@ -386,3 +386,49 @@ def test_adaptive_max_pool_1d_and_errors() -> None:
     diff(lambda L, t: L.nn.functional.adaptive_max_pool2d(t, 2), randn(7), match="3D or 4D")
     with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
         ember.ops.aten.adaptive_max_pool2d(ember.ones(4, 4), (2, 2))
+
+
+# -- 8. the matmul family on bool raises PyTorch's NotImplementedError, naming its kernel ----
+B2, B1, B3 = np.ones((2, 2), bool), np.ones(2, bool), np.ones((1, 2, 2), bool)
+
+
+@pytest.mark.parametrize(
+    "fn,args,kernel",
+    [
+        (lambda L, a, b: L.bmm(a, b), (B3, B3), "bmm"),
+        (lambda L, a, b: L.mm(a, b), (B2, B2), "addmm_impl_cpu_"),
+        (lambda L, a, b: L.mv(a, b), (B2, B1), "addmv_impl_cpu"),
+        (lambda L, a, b: L.dot(a, b), (B1, B1), "dot"),
+        (lambda L, a, b: a @ b, (B1, B1), "dot"),
+        (lambda L, a, b: a @ b, (B2, B1), "addmv_impl_cpu"),
+        (lambda L, a, b: a @ b, (B1, B2), "addmm_impl_cpu_"),
+        (lambda L, a, b: a @ b, (B3, B2), "addmm_impl_cpu_"),
+        (lambda L, a, b: a @ b, (B3, B3), "bmm"),
+        (lambda L, a, b: L.matmul(a, b), (B2, B3), "bmm"),
+        (lambda L, a, b: L.matmul(a, b), (B1, B3), "bmm"),
+        (lambda L, a, b: L.baddbmm(a, a, b), (B3, B3), "baddbmm"),
+        (lambda L, a, b: L.addmm(a, a, b), (B2, B2), "addmm_impl_cpu_"),
+        (lambda L, a, b: L.einsum("ij,jk->ik", a, b), (B2, B2), "bmm"),
+    ],
+)
+def test_matmul_family_on_bool(fn, args, kernel: str) -> None:  # noqa: ANN001
+    diff(fn, *args, match=f"^\"{kernel}\" not implemented for 'Bool'$")
+    with pytest.raises(NotImplementedError):
+        fn(ember, *(ember.tensor(a) for a in args))
+
+
+# -- 9. topk with ties: values as PyTorch, ties in index order (PyTorch's is unspecified) ----
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("n,k", [(6, 3), (50, 7), (1000, 10), (1000, 1)])
+def test_topk_with_ties(n: int, k: int, largest: bool, sorted_: bool) -> None:
+    x = np.random.default_rng(n + k).integers(0, 4, n).astype(float)
+    want = torch.tensor(x).topk(k, largest=largest, sorted=sorted_)
+    got = ember.tensor(x).topk(k, largest=largest, sorted=sorted_)
+    order = (lambda v: v) if sorted_ else np.sort  # sorted=False: PyTorch's order is unspecified
+    np.testing.assert_array_equal(order(got.values.numpy()), order(want.values.numpy()))
+    idx = got.indices.numpy()
+    np.testing.assert_array_equal(x[idx], got.values.numpy())  # the indices select the values
+    for v in np.unique(got.values.numpy()):  # among equal values, the lowest indices, in order
+        mine = idx[got.values.numpy() == v]
+        np.testing.assert_array_equal(mine, np.flatnonzero(x == v)[: len(mine)])
