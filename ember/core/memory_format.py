@@ -12,14 +12,16 @@ Must always hold:
   as in PyTorch; kernels accept any strides, so every operator works on such tensors;
 * ``preserve_format`` (what ``*_like``, ``clone`` and ``to`` use by default) keeps a
   channels-last input channels-last and gives row-major strides otherwise (Note
-  [Preserving layouts]).
+  [Preserving layouts]); ``x.to(memory_format=f)`` returns ``x`` itself when its
+  strides suggest ``f`` (``suggest_format``, PyTorch's ``suggest_memory_format``).
 
 Note [Preserving layouts]
     PyTorch's ``preserve_format`` copies the strides of any non-overlapping, dense
     input, so ``zeros_like(x.t())`` is transposed there. ember keeps only the
-    channels-last layouts (the ones a script asks for by name) and makes every other
-    new tensor row-major: code throughout ember and in user scripts calls ``.view`` on
-    the results of ``clone``/``zeros_like``, which a transposed result would break.
+    channels-last layouts (the ones a script asks for by name; PyTorch's rule for inputs
+    that are not dense) and makes every other new tensor row-major: code throughout
+    ember and in user scripts calls ``.view`` on the results of ``clone``/``zeros_like``,
+    which a transposed result would break.
     Values, shapes and dtypes are the same either way; only ``stride()`` can differ.
 """
 
@@ -39,6 +41,7 @@ __all__ = [
     "format_strides",
     "is_contiguous_as",
     "like_strides",
+    "suggest_format",
 ]
 
 
@@ -166,13 +169,43 @@ def is_contiguous_as(shape: tuple[int, ...], stride: tuple[int, ...], fmt: memor
     return True
 
 
+def _strides_like(shape: tuple[int, ...], stride: tuple[int, ...], order: list[int]) -> bool:
+    """PyTorch's "strides like channels-last" test: dims in ``order`` have non-decreasing
+    strides, with its tie-breaks for ambiguous size-1 dims (N111, N1H1, 1C1W)."""
+    low = 0
+    if stride[1] == 0:
+        return False  # a trivial channel dim: call it row-major
+    for d in order:
+        if shape[d] == 0 or stride[d] < low:
+            return False
+        if d == 0 and low == stride[1]:
+            return False
+        low = stride[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def suggest_format(shape: tuple[int, ...], stride: tuple[int, ...]) -> memory_format:
+    """The format a tensor's strides suggest: channels-last (3d) or contiguous, as PyTorch's
+    ``suggest_memory_format``.
+
+    Examples:
+        >>> from ember.core.memory_format import suggest_format
+        >>> suggest_format((2, 3, 4, 5), (60, 1, 15, 3)), suggest_format((2, 3), (3, 1))
+        (ember.channels_last, ember.contiguous_format)
+    """
+    if len(shape) == 4 and _strides_like(shape, stride, [1, 3, 2, 0]):
+        return channels_last
+    if len(shape) == 5 and _strides_like(shape, stride, [1, 4, 3, 2, 0]):
+        return channels_last_3d
+    return contiguous_format
+
+
 def like_strides(
     shape: tuple[int, ...], stride: tuple[int, ...], fmt: memory_format
 ) -> tuple[int, ...]:
     """Strides for a new tensor shaped like one with ``shape``/``stride``, in ``fmt``.
 
-    ``preserve_format`` keeps a channels-last layout and is row-major otherwise (Note
-    [Preserving layouts]).
+    ``preserve_format`` follows the format the strides suggest (Note [Preserving layouts]).
 
     Examples:
         >>> from ember.core.memory_format import like_strides, preserve_format, channels_last
@@ -183,10 +216,6 @@ def like_strides(
         >>> like_strides((2, 3, 4, 5), (60, 20, 5, 1), channels_last)
         (60, 1, 15, 3)
     """
-    if fmt is not preserve_format:
-        return format_strides(shape, fmt)
-    for cl in (channels_last, channels_last_3d):
-        if len(shape) == cl._rank and is_contiguous_as(shape, stride, cl):
-            if not is_contiguous_as(shape, stride, contiguous_format):
-                return format_strides(shape, cl)
-    return format_strides(shape, contiguous_format)
+    if fmt is preserve_format:
+        fmt = suggest_format(shape, stride)
+    return format_strides(shape, fmt)

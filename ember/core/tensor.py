@@ -362,7 +362,7 @@ class Tensor:
             if size == 0:
                 return True
             if st != expected:
-                return False
+                return 0 in self._shape  # an empty tensor is contiguous whatever its strides
             expected *= size
         return True
 
@@ -1036,7 +1036,7 @@ def _keeps_format(t: Tensor, memory_format: Any) -> builtins.bool:
     from ember.core import memory_format as mf
 
     fmt = mf.as_memory_format(memory_format, "to")
-    return fmt is mf.preserve_format or mf.is_contiguous_as(t._shape, t._stride, fmt)
+    return fmt is mf.preserve_format or mf.suggest_format(t._shape, t._stride) is fmt
 
 
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
