@@ -432,3 +432,62 @@ def test_topk_with_ties(n: int, k: int, largest: bool, sorted_: bool) -> None:
     for v in np.unique(got.values.numpy()):  # among equal values, the lowest indices, in order
         mine = idx[got.values.numpy() == v]
         np.testing.assert_array_equal(mine, np.flatnonzero(x == v)[: len(mine)])
+
+
+# -- 10. nll_loss/cross_entropy: lean happy path, same results and errors --------------------
+T_OK = np.array([0, 3, 1, 2, 3, 0])
+T_IGN = np.array([0, -100, 1, 2, -100, 0])
+T_IGN0 = np.array([0, 3, 1, 0, 3, 0])  # with ignore_index=0
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "target,ignore", [(T_OK, -100), (T_IGN, -100), (T_IGN0, 0), (T_OK, 7)], ids=str
+)
+def test_nll_loss_and_cross_entropy_paths(target, ignore, weighted, reduction) -> None:  # noqa: ANN001
+    x, w = randn(6, 4), (np.abs(randn(4)) + 0.1).tolist()
+
+    def nll(L, inp, t, wt):  # noqa: ANN001, ANN202
+        kw = {"weight": L.tensor(wt, dtype=L.float64) if weighted else None, "ignore_index": ignore}
+        return L.nn.functional.nll_loss(inp.log_softmax(1), t, reduction=reduction, **kw)
+
+    def ce(L, inp, t, wt):  # noqa: ANN001, ANN202
+        kw = {"weight": L.tensor(wt, dtype=L.float64) if weighted else None, "ignore_index": ignore}
+        return L.nn.functional.cross_entropy(inp, t, reduction=reduction, **kw)
+
+    grad_diff(nll, x, target, w)
+    grad_diff(ce, x, target, w)
+    grad_diff(lambda L, i, t, wt: ce(L, i.reshape(2, 3, 4).transpose(1, 2), t.reshape(2, 3), wt),
+              x, target, w)  # fmt: skip
+    grad_diff(lambda L, i, t, wt: ce(L, i[0], t[0], wt), x, target, w)  # unbatched
+
+
+def test_nll_loss_errors_and_edges() -> None:
+    lp = np.log(np.full((4, 3), 1 / 3))
+    nll = "nn.functional.nll_loss"
+
+    def call(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        return lambda L, x, t: eval(f"L.{nll}", {"L": L})(x, t, *a, **k)
+
+    diff(call(), lp, np.array([0, 1, 2, 3]), match=r"^Target 3 is out of bounds\.$")
+    diff(call(), lp, np.array([0, -1, 2, 0]), match=r"^Target -1 is out of bounds\.$")
+    diff(call(), lp, np.array([-100, 5, 2, 0]), match=r"^Target 5 is out of bounds\.$")
+    diff(call(ignore_index=1), lp, np.array([0, 1, 3, 0]), match=r"^Target 3 is out of bounds\.")
+    diff(call(reduction="foo"), lp, np.array([0, 1, 2, 0]), match="foo is not a valid value")
+    wrong = lambda L, x, t: eval(f"L.{nll}", {"L": L})(x, t, L.ones(5, dtype=L.float64))  # noqa: E731
+    diff(wrong, lp, np.array([0, 1, 2, 0]), match="for all 3 classes")
+    diff(call(), lp[:0], np.zeros(0, dtype=np.int64))  # empty mean: NaN
+    diff(call(reduction="sum"), lp[:0], np.zeros(0, dtype=np.int64))
+    diff(call(), lp, np.full(4, -100))  # everything ignored: NaN
+
+
+def test_nll_loss_happy_path_has_no_host_sync(monkeypatch) -> None:  # noqa: ANN001
+    calls = []
+    real = ember.Tensor.__bool__
+    monkeypatch.setattr(ember.Tensor, "__bool__", lambda s: calls.append(1) or real(s))
+    x = ember.randn(64, 10, requires_grad=True)
+    t = ember.randint(0, 10, (64,))
+    ember.nn.functional.cross_entropy(x, t).backward()
+    ember.nn.functional.nll_loss(x.log_softmax(1), t, weight=ember.ones(10), reduction="sum")
+    assert calls == []
