@@ -110,6 +110,10 @@ CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "flip": lambda L, x, y: x.flip(0, 1),
     "roll": lambda L, x, y: x.roll((1, -2), (0, 1)),
     "roll_flat": lambda L, x, y: x.roll(3),
+    "tril": lambda L, x, y: x.tril(),
+    "triu": lambda L, x, y: L.triu(x, 1),
+    "cumsum": lambda L, x, y: x.cumsum(1),
+    "repeat": lambda L, x, y: x.repeat(2, 1, 3),
 }
 
 

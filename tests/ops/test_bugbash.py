@@ -491,3 +491,33 @@ def test_nll_loss_happy_path_has_no_host_sync(monkeypatch) -> None:  # noqa: ANN
     ember.nn.functional.cross_entropy(x, t).backward()
     ember.nn.functional.nll_loss(x.log_softmax(1), t, weight=ember.ones(10), reduction="sum")
     assert calls == []
+
+
+# -- 11 (more). tril/triu, cumsum and repeat record one node too --------------------------
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: x.tril(),
+        lambda L, x: L.triu(x, -1),
+        lambda L, x: x.cumsum(1),
+        lambda L, x: x.sum().cumsum(0),
+        lambda L, x: x.repeat(2, 1, 3),
+        lambda L, x: x.repeat(2, 2, 1, 1),
+        lambda L, x: x.repeat(1, 0, 2),
+    ],
+)
+def test_more_one_node_composites(fn) -> None:  # noqa: ANN001
+    x = randn(2, 3, 4)
+    grad_diff(fn, x)
+    got = fn(ember, ember.tensor(x, requires_grad=True))
+    assert _node(got) == _node(fn(torch, torch.tensor(x, requires_grad=True)))
+    t = ember.tensor(x, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda a: fn(ember, a).double() ** 2, (t,))
+
+
+def test_cumsum_with_dtype_gradient() -> None:
+    x = randn(3, 4)
+    want = _grads(torch, lambda L, t: L.cumsum(t, -1, dtype=L.float32) * L.tensor(x).float(), x)
+    got = _grads(ember, lambda L, t: L.cumsum(t, -1, dtype=L.float32) * L.tensor(x).float(), x)
+    assert got[0].dtype == ember.float64
+    np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)

@@ -112,6 +112,22 @@ def _roll_back(grad: Any, shifts: Any, dims: Any) -> Any:
     return grad.roll(back, dims)
 
 
+def _cumsum_back(grad: Any, dim: int) -> Any:
+    """The gradient of a cumulative sum: the reversed cumulative sum of the gradient."""
+    if grad.ndim == 0:
+        return grad
+    return grad.flip(dim).cumsum(dim).flip(dim)
+
+
+def _repeat_back(grad: Any, self_shape: Any, repeats: Any) -> Any:
+    """Sum the tiles of ``repeat``: view the gradient as (r0, s0, r1, s1, ...), sum the r's."""
+    reps = [int(r) for r in repeats]
+    shape = (1,) * (len(reps) - len(self_shape)) + tuple(self_shape)
+    split = [n for pair in zip(reps, shape) for n in pair]
+    g = grad.reshape(split).sum(tuple(range(0, 2 * len(reps), 2))) if reps else grad
+    return g.reshape(tuple(self_shape))
+
+
 def _zeros(grad: Any) -> Any:
     return grad.new_zeros(grad.shape)
 
@@ -191,6 +207,10 @@ FORMULAS: dict[str, Any] = {
     # composites that would record a node per step (an index per dim, a cat per shift)
     "aten::flip": (lambda grad, dims: grad.flip(dims),),
     "aten::roll": (_roll_back,),
+    "aten::tril": (lambda grad, diagonal: grad.tril(diagonal),),
+    "aten::triu": (lambda grad, diagonal: grad.triu(diagonal),),
+    "aten::cumsum": (_cumsum_back,),
+    "aten::repeat": (_repeat_back,),
     "aten::view.dtype": None,
     "aten::detach": None,
     # -- sampling: PyTorch's normal() is not reparameterised: zero gradients ----------------

@@ -2,10 +2,13 @@
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Loss functions of ``ember.nn.functional``, composed from ember operators.
 
-Class-index losses build a one-hot mask ``target.unsqueeze(1) == arange(C)``
-and reduce with it, so no gather kernel is needed and autograd gives the
-gradients. Reductions follow PyTorch: weighted ``mean`` divides by the sum of
-the weights of non-ignored targets.
+``nll_loss`` picks each target's log-probability with one ``gather``; on the
+common path (``ignore_index`` outside ``[0, C)``) that gather's own bounds check
+proves no target is ignored or out of range, so there is no mask and no host
+sync; otherwise ignored targets are masked, and targets are checked on the host
+only when the gather fails (to raise PyTorch's "Target 3 is out of bounds.").
+Reductions follow PyTorch: weighted ``mean`` divides by the sum of the weights
+of non-ignored targets.
 """
 
 from __future__ import annotations
