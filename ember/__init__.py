@@ -129,7 +129,7 @@ globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
-    "random", "jit",
+    "random", "jit", "distributions",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 
@@ -236,6 +236,7 @@ __all__ = sorted(
         "amp",
         "autocast",
         "special",
+        "distributions",
         "random",
         "jit",
         "default_generator",

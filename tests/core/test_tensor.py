@@ -14,6 +14,7 @@ def test_public_names_are_pinned():
         # matrix factorizations (ember/core/linalg_decomp.py, linalg_derived.py)
         *"cholesky cholesky_inverse cholesky_solve logdet lu_solve lu_unpack pinverse".split(),
         *"qr slogdet svd triangular_solve".split(),
+        "distributions",
         # PyTorch namespace: memory formats, limits, RNG state, switches, legacy types
         *"random jit default_generator get_rng_state set_rng_state finfo iinfo".split(),
         *"memory_format layout preserve_format contiguous_format channels_last".split(),
