@@ -18,6 +18,7 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ember.core import _builtins, structured  # noqa: F401 - registers drivers
+from ember.core import api as _api
 from ember.core._printing import set_printoptions
 from ember.core.api import (
     all,
@@ -121,11 +122,14 @@ from ember.core.random import (
 )
 from ember.core.tensor import Size, Tensor
 from ember.dispatcher.namespace import ops
+from ember.dispatcher.out import add_out_support as _add_out_support
 from ember.serialization import load, save
 
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
+# out= on the ember.* functions (ember/dispatcher/out.py)
+_add_out_support(globals(), [*_builtins.functions, *_api.__all__])
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
