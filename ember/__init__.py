@@ -10,6 +10,11 @@ from typing import Any
 from ember import autograd, library
 from ember._compile import compile
 from ember._version import __version__
+from ember.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from ember.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -278,6 +283,9 @@ __all__ = sorted(
         "is_warn_always_enabled",
         "set_default_tensor_type",
         "compile",
+        "is_anomaly_enabled",
+        "is_anomaly_check_nan_enabled",
+        "set_anomaly_enabled",
         *_TENSOR_TYPES,
     ]
     + sorted(_builtins.functions)
