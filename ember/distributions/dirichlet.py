@@ -68,8 +68,11 @@ class Dirichlet(ExponentialFamily):
     @property
     def mode(self) -> Tensor:
         a = self.concentration
-        k = a.shape[-1]
-        return ((a - 1).clamp(min=0) / (a.sum(-1, keepdim=True) - k)).clamp(min=0)
+        cm1 = (a - 1).clamp(min=0)
+        mode = cm1 / cm1.sum(-1, keepdim=True)
+        # every concentration below 1: the density peaks at a vertex (PyTorch's pick)
+        corner = ember.nn.functional.one_hot(mode.argmax(-1), a.shape[-1]).to(a.dtype)
+        return ember.where((a < 1).all(-1, keepdim=True), corner, mode)
 
     @property
     def variance(self) -> Tensor:
