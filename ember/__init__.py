@@ -24,6 +24,7 @@ from ember.autograd.grad_mode import (
 )
 from ember.core import _builtins, structured  # noqa: F401 - registers drivers
 from ember.core import api as _api
+from ember.core import api_extra as _api_extra
 from ember.core._printing import set_printoptions
 from ember.core.api import (
     all,
@@ -133,14 +134,25 @@ from ember.serialization import load, save
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
 globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
+globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
 # out= on the ember.* functions (ember/dispatcher/out.py)
-_add_out_support(globals(), [*_builtins.functions, *_api.__all__])
+_add_out_support(globals(), [*_builtins.functions, *_api.__all__, *_api_extra.__all__])
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
     "random", "jit", "distributions",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
+#: PyTorch's top-level forms of nn.functional operations (ember/nn/_top_level.py)
+_NN_NAMES = (
+    "cosine_similarity pairwise_distance pdist conv3d conv_transpose3d max_pool3d "
+    "max_pool1d_with_indices pixel_shuffle pixel_unshuffle channel_shuffle native_channel_shuffle "
+    "bilinear prelu hardshrink rms_norm selu_ celu_ rrelu_ threshold_ batch_norm instance_norm "
+    "group_norm alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ "
+    "feature_dropout feature_dropout_ dropout_ adaptive_max_pool1d selu celu threshold rrelu "
+    "binary_cross_entropy_with_logits cosine_embedding_loss ctc_loss hinge_embedding_loss kl_div "
+    "margin_ranking_loss poisson_nll_loss triplet_margin_loss"
+).split()
 
 
 def __getattr__(name: str) -> Any:
@@ -151,6 +163,10 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"ember.{name}")
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    if name in _NN_NAMES:
+        fn = importlib.import_module("ember.nn._top_level").FUNCTIONS[name]
+        globals()[name] = fn
+        return fn
     if name == "default_generator":  # the CPU generator, made when first asked for
         return importlib.import_module("ember.random").default_generator
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
@@ -287,6 +303,8 @@ __all__ = sorted(
         "is_anomaly_check_nan_enabled",
         "set_anomaly_enabled",
         *_TENSOR_TYPES,
+        *_NN_NAMES,
+        *_api_extra.__all__,
     ]
     + sorted(_builtins.functions)
 )

@@ -42,7 +42,8 @@ NO_OUT = frozenset(
     flatten unflatten narrow select diagonal adjoint real imag conj resolve_conj resolve_neg
     is_tensor numel result_type promote_types can_cast is_complex is_conj is_floating_point
     is_neg is_nonzero is_same_size is_grad_enabled allclose equal unique unique_consecutive
-    einsum as_tensor from_numpy tensor dropout
+    einsum as_tensor from_numpy tensor dropout asarray frombuffer typename is_storage
+    unravel_index
     """.split()
 )
 
