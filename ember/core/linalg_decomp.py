@@ -347,18 +347,34 @@ def qr(self: Tensor, some: bool = True) -> QRResult:
 # -- LU, determinants ----------------------------------------------------------------------
 def _permutation(pivots: Tensor, m: int) -> Tensor:
     """The row order ``perm`` (int64, (*, m)) with ``(P^T A)[i] = A[perm[i]]`` for LAPACK's
-    1-based sequential row interchanges ``pivots`` (one batched step per interchange)."""
-    aten = _aten()
+    1-based sequential row interchanges ``pivots``.
+
+    The interchanges are applied in order on the host (pivots are a few integers per
+    matrix; one numpy step per interchange covers the whole batch).
+    """
+    import numpy as np
+
     batch = tuple(pivots._shape[:-1])
-    rows = aten.arange.start_step(0, m, 1, dtype=dt.int64, device=pivots._device)
-    perm = rows.expand(batch + (m,))
-    piv = pivots.to(dt.int64) - 1
-    for i in range(pivots._shape[-1]):
-        p = piv.narrow(-1, i, 1)  # (*, 1)
-        at_p = aten.gather.default(perm, -1, p)
-        at_i = perm.narrow(-1, i, 1)
-        perm = aten.where.self(rows == i, at_p, aten.where.self(rows == p, at_i, perm))
-    return perm
+    if _is_meta(pivots):
+        return _empty(batch + (m,), pivots, dt.int64)
+    piv = pivots.to("cpu").numpy().astype(np.int64).reshape(-1, pivots._shape[-1]) - 1
+    perm = np.broadcast_to(np.arange(m, dtype=np.int64), (piv.shape[0], m)).copy()
+    rows = np.arange(piv.shape[0])
+    for i in range(piv.shape[1]):
+        p = piv[:, i]
+        perm[rows, i], perm[rows, p] = perm[rows, p], perm[rows, i].copy()
+    from ember.core.factories import from_numpy
+
+    out = from_numpy(perm.reshape(batch + (m,)))
+    return out if pivots._device.type == "cpu" else out.to(pivots._device)
+
+
+def lu_sign(pivots: Tensor, dtype: Any) -> Tensor:
+    """The determinant of the permutation of LAPACK ``pivots``: (-1)^(interchanges)."""
+    n = pivots._shape[-1]
+    rows = _aten().arange.start_step(1, n + 1, 1, dtype=dt.int32, device=pivots._device)
+    swaps = (pivots != rows).to(dt.int64).sum(-1)
+    return (1 - 2 * (swaps % 2)).to(dtype)  # type: ignore[no-any-return]
 
 
 def linalg_lu_factor(A: Tensor, pivot: bool = True) -> LUFactorResult:  # noqa: N803
@@ -454,13 +470,9 @@ def linalg_slogdet(A: Tensor) -> SlogdetResult:  # noqa: N803
 
 
 def _slogdet(A: Tensor) -> SlogdetResult:  # noqa: N803
-    aten = _aten()
-    n = A._shape[-1]
-    lu, piv, _ = aten.linalg_lu_factor_ex.default(A)
+    lu, piv, _ = _aten().linalg_lu_factor_ex.default(A)
     d = lu.diagonal(0, -2, -1)
-    rows = aten.arange.start_step(1, n + 1, 1, dtype=dt.int32, device=A._device)
-    swaps = (piv != rows).to(dt.int64).sum(-1)
-    sign = d.sign().prod(-1) * (1 - 2 * (swaps % 2)).to(A._dtype)
+    sign = d.sign().prod(-1) * lu_sign(piv, A._dtype)
     return SlogdetResult(sign, d.abs().log().sum(-1))
 
 

@@ -140,3 +140,52 @@ def test_eigvalsh_computes_vectors_only_for_grad():
     assert v.numel() == 0 and e.shape == (3,)
     ember.linalg.eigvalsh(_sym(a)).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), 2 * np.eye(3), atol=1e-12)  # d trace / dA
+
+
+SOLVERS = {
+    "solve": (lambda a, b: ember.linalg.solve(a, b), (2, 3, 3), (3, 2)),
+    "solve_vector": (lambda a, b: ember.linalg.solve(a, b), (2, 3, 3), (2, 3)),
+    "solve_right": (lambda a, b: ember.linalg.solve(a, b, left=False), (3, 3), (2, 3)),
+    "inv": (lambda a, b: ember.linalg.inv(a) + b, (2, 3, 3), (3, 3)),
+    "det": (lambda a, b: ember.linalg.det(a) * b.sum(), (2, 3, 3), (1,)),
+}
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_solver_formulas(name):
+    fn, sa, sb = SOLVERS[name]
+    a = ember.tensor(RNG.standard_normal(sa) + 2 * np.eye(3), requires_grad=True)
+    b = leaf(*sb)
+    assert gradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_cofactor_matrix():
+    s = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])  # rank 2
+    a = ember.tensor(s, requires_grad=True)
+    d = ember.linalg.det(a)
+    assert d.item() == 0.0
+    d.backward()
+    cof = np.array(
+        [
+            [np.linalg.det(np.delete(np.delete(s, i, 0), j, 1)) * (-1) ** (i + j) for j in range(3)]
+            for i in range(3)
+        ]
+    )
+    np.testing.assert_allclose(a.grad.numpy(), cof, atol=1e-12)
+    x = leaf(3, 3)
+    assert gradcheck(lambda m: ember.linalg.det(m @ ember.tensor(np.diag([1.0, 1.0, 0.0]))), (x,))
+
+
+def test_solver_gradients_equal_torchs():
+    a = RNG.standard_normal((2, 4, 4)) + 3 * np.eye(4)
+    b = RNG.standard_normal((2, 4, 3))
+    for fe, ft in [
+        (
+            lambda x: ember.linalg.solve(x, ember.tensor(b)),
+            lambda x: torch.linalg.solve(x, torch.tensor(b)),
+        ),
+        (ember.linalg.inv, torch.linalg.inv),
+        (ember.linalg.det, torch.linalg.det),
+    ]:
+        _torch_grad(fe, ft, a)

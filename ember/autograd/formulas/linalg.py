@@ -1,12 +1,15 @@
-"""Default formulas for the matrix factorizations (``ember/core/linalg_decomp.py``).
+"""Default formulas for the matrix factorizations and the solvers over them
+(``ember/core/linalg_decomp.py``, ``linalg_solve.py``).
 
-Cholesky, QR, the symmetric eigendecomposition, the SVD, LU, the triangular solve and
-slogdet, written in ember operators (triangular solves, products, masks), so they run on
-every device and differentiate again. eigh, svd and qr rules receive the gradients of
-all their outputs (``rule.outputs``, Note [Formula parameters]). As in PyTorch: the
-gradients of eigh and svd are defined for distinct eigenvalues / singular values (they
-divide by their differences), qr's for ``m >= n`` or reduced/complete with ``m <= n``,
-and the gradient of a symmetric input (cholesky, eigh) is returned symmetrized.
+Cholesky, QR, the symmetric eigendecomposition, the SVD, LU, the triangular solve,
+solve/inv/det and slogdet, written in ember operators (triangular solves, products,
+masks), so they run on every device and differentiate again. eigh, svd and qr rules
+receive the gradients of all their outputs (``rule.outputs``, Note [Formula
+parameters]). As in PyTorch: the gradients of eigh and svd are defined for distinct
+eigenvalues / singular values (they divide by their differences), qr's for ``m >= n``
+or reduced/complete with ``m <= n``, and the gradient of a symmetric input (cholesky,
+eigh) is returned symmetrized. det's gradient is the transposed adjugate, from the SVD
+when the matrix is singular (where ``det(A) A^-T`` is undefined).
 """
 
 from __future__ import annotations
@@ -224,7 +227,49 @@ def _slogdet_back(grads: Any, A: Any) -> Any:  # noqa: N803
     return g.unsqueeze(-1).unsqueeze(-1) * inv_t
 
 
+# -- solve, inverse, determinant -----------------------------------------------------------
+def _solve_back(grad: Any, A: Any, B: Any, left: bool, result: Any) -> tuple[Any, Any]:  # noqa: N803
+    """X = A^-1 B:  gB = A^-T g,  gA = -gB X^T  (X = B A^-1: gB = g A^-T, gA = -X^T gB)."""
+    solve = aten().linalg_solve.default
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    gb = solve(A.mT, grad, left=left)
+    if vector:  # B and X are (batches of) vectors: the outer product
+        ga = (
+            -(gb.unsqueeze(-1) * result.unsqueeze(-2))
+            if left
+            else -(result.unsqueeze(-1) * gb.unsqueeze(-2))
+        )
+    else:
+        ga = -(gb @ result.mT) if left else -(result.mT @ gb)
+    return ga, gb
+
+
+def _inv_back(grad: Any, result: Any) -> Any:
+    return -(result.mT @ grad @ result.mT)
+
+
+def _det_back(grad: Any, A: Any, result: Any) -> Any:  # noqa: N803
+    """d det(A) = det(A) A^-T = adj(A)^T; for singular A the adjugate comes from the SVD,
+    ``adj(A)^T = det(U) det(V) U diag(prod_{j != i} s_j) V^T``."""
+    g = grad.unsqueeze(-1).unsqueeze(-1)
+    singular = bool((result == 0).any()) if result.numel() else False
+    if not singular:
+        return g * result.unsqueeze(-1).unsqueeze(-1) * aten().linalg_inv.default(A).mT
+    u, s, vh = aten()._linalg_svd.default(A, False, True)
+    ones = aten().ones_like.default(s.narrow(-1, 0, 1))
+    before = aten().cat([ones, s.narrow(-1, 0, s.shape[-1] - 1)], -1).cumprod(-1)
+    after = aten().cat([s.narrow(-1, 1, s.shape[-1] - 1), ones], -1).flip(-1).cumprod(-1).flip(-1)
+    sign = aten().linalg_det.default(u) * aten().linalg_det.default(vh)
+    adj_t = (u * (before * after).unsqueeze(-2)) @ vh
+    return g * sign.unsqueeze(-1).unsqueeze(-1) * adj_t
+
+
 FORMULAS: dict[str, Any] = {
+    "aten::linalg_solve": _solve_back,
+    "aten::linalg_inv": (_inv_back,),
+    "aten::inverse": (_inv_back,),
+    "aten::linalg_det": (_det_back,),
+    "aten::det": (lambda grad, self, result: _det_back(grad, self, result),),
     "aten::linalg_cholesky_ex": (_cholesky_back,),
     "aten::linalg_qr": _qr_back,
     "aten::_linalg_eigh": _eigh_back,
