@@ -24,6 +24,7 @@ from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.beta import Beta
 from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical
+from ember.distributions.cauchy import Cauchy
 from ember.distributions.chi2 import Chi2
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
@@ -31,14 +32,18 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
 from ember.distributions.gamma import Gamma
 from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_normal import HalfNormal
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.laplace import Laplace
 from ember.distributions.log_normal import LogNormal
+from ember.distributions.multinomial import Multinomial
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import OneHotCategorical
 from ember.distributions.poisson import Poisson
+from ember.distributions.studentT import StudentT
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import (
     AbsTransform,
@@ -61,6 +66,7 @@ __all__ = [
     "Beta",
     "Binomial",
     "Categorical",
+    "Cauchy",
     "Chi2",
     "ComposeTransform",
     "Dirichlet",
@@ -70,9 +76,12 @@ __all__ = [
     "ExponentialFamily",
     "Gamma",
     "Geometric",
+    "Gumbel",
+    "HalfNormal",
     "Independent",
     "Laplace",
     "LogNormal",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
@@ -80,6 +89,7 @@ __all__ = [
     "PowerTransform",
     "SigmoidTransform",
     "SoftplusTransform",
+    "StudentT",
     "TanhTransform",
     "Transform",
     "TransformedDistribution",

@@ -37,6 +37,10 @@ MOMENTS = {
     ),
     "Poisson": lambda: ed.Poisson(t64([0.3, 4.0, 9.99, 10.0, 250.0])),
     "Geometric": lambda: ed.Geometric(probs=t64([0.2, 0.9])),
+    "HalfNormal": lambda: ed.HalfNormal(t64([0.5, 2.0])),
+    "StudentT": lambda: ed.StudentT(t64([5.0, 30.0]), t64([1.0, -1.0]), t64([2.0, 0.5])),
+    "Gumbel": lambda: ed.Gumbel(t64([1.0, -2.0]), t64([0.5, 2.0])),
+    "Multinomial": lambda: ed.Multinomial(10, probs=t64([0.2, 0.3, 0.5])),
     "MultivariateNormal": lambda: ed.MultivariateNormal(
         t64([1.0, -1.0]), covariance_matrix=t64([[2.0, 0.6], [0.6, 0.5]])
     ),
