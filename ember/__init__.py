@@ -8,7 +8,13 @@ name. This module re-exports the public API under PyTorch's names.
 from typing import Any
 
 from ember import autograd, library
+from ember._compile import compile
 from ember._version import __version__
+from ember.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from ember.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -17,6 +23,8 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ember.core import _builtins, structured  # noqa: F401 - registers drivers
+from ember.core import api as _api
+from ember.core import api_extra as _api_extra
 from ember.core._printing import set_printoptions
 from ember.core.api import (
     all,
@@ -25,6 +33,7 @@ from ember.core.api import (
     any,
     arange,
     argsort,
+    bernoulli,
     broadcast_shapes,
     broadcast_tensors,
     div,
@@ -53,14 +62,39 @@ from ember.core.api import (
     unique,
     zeros,
 )
+from ember.core.config import (
+    are_deterministic_algorithms_enabled,
+    e,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    inf,
+    init_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    nan,
+    pi,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_num_threads,
+    set_warn_always,
+    use_deterministic_algorithms,
+)
 from ember.core.device import device
 from ember.core.dtype import (
     bfloat16,
     dtype,
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,
@@ -73,18 +107,52 @@ from ember.core.dtype import (
     bool_ as bool,
 )
 from ember.core.factories import as_tensor, from_numpy, tensor
-from ember.core.random import Generator, initial_seed, manual_seed, seed
+from ember.core.legacy_types import TENSOR_TYPES as _TENSOR_TYPES
+from ember.core.legacy_types import set_default_tensor_type
+from ember.core.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from ember.core.random import (
+    Generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from ember.core.tensor import Size, Tensor
 from ember.dispatcher.namespace import ops
+from ember.dispatcher.out import add_out_support as _add_out_support
 from ember.serialization import load, save
 
 _builtins.load()
 globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
+globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
+globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
+# out= on the ember.* functions (ember/dispatcher/out.py)
+_add_out_support(globals(), [*_builtins.functions, *_api.__all__, *_api_extra.__all__])
 
 _LAZY_SUBMODULES = (
-    "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special"
+    "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
+    "random", "jit", "distributions",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
+#: PyTorch's top-level forms of nn.functional operations (ember/nn/_top_level.py)
+_NN_NAMES = (
+    "cosine_similarity pairwise_distance pdist conv3d conv_transpose3d max_pool3d "
+    "max_pool1d_with_indices pixel_shuffle pixel_unshuffle channel_shuffle native_channel_shuffle "
+    "bilinear prelu hardshrink rms_norm selu_ celu_ rrelu_ threshold_ batch_norm instance_norm "
+    "group_norm alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ "
+    "feature_dropout feature_dropout_ dropout_ adaptive_max_pool1d selu celu threshold rrelu "
+    "binary_cross_entropy_with_logits cosine_embedding_loss ctc_loss hinge_embedding_loss kl_div "
+    "margin_ranking_loss poisson_nll_loss triplet_margin_loss"
+).split()
 
 
 def __getattr__(name: str) -> Any:
@@ -95,6 +163,12 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"ember.{name}")
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    if name in _NN_NAMES:
+        fn = importlib.import_module("ember.nn._top_level").FUNCTIONS[name]
+        globals()[name] = fn
+        return fn
+    if name == "default_generator":  # the CPU generator, made when first asked for
+        return importlib.import_module("ember.random").default_generator
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
 
@@ -187,6 +261,50 @@ __all__ = sorted(
         "amp",
         "autocast",
         "special",
+        "distributions",
+        "random",
+        "jit",
+        "default_generator",
+        "get_rng_state",
+        "set_rng_state",
+        "finfo",
+        "iinfo",
+        "memory_format",
+        "layout",
+        "preserve_format",
+        "contiguous_format",
+        "channels_last",
+        "channels_last_3d",
+        "strided",
+        "inf",
+        "nan",
+        "pi",
+        "e",
+        "set_num_threads",
+        "get_num_threads",
+        "set_num_interop_threads",
+        "get_num_interop_threads",
+        "init_num_threads",
+        "set_float32_matmul_precision",
+        "get_float32_matmul_precision",
+        "use_deterministic_algorithms",
+        "are_deterministic_algorithms_enabled",
+        "is_deterministic_algorithms_warn_only_enabled",
+        "set_deterministic_debug_mode",
+        "get_deterministic_debug_mode",
+        "set_default_device",
+        "get_default_device",
+        "set_flush_denormal",
+        "set_warn_always",
+        "is_warn_always_enabled",
+        "set_default_tensor_type",
+        "compile",
+        "is_anomaly_enabled",
+        "is_anomaly_check_nan_enabled",
+        "set_anomaly_enabled",
+        *_TENSOR_TYPES,
+        *_NN_NAMES,
+        *_api_extra.__all__,
     ]
     + sorted(_builtins.functions)
 )

@@ -50,10 +50,11 @@ def _kernels() -> dict[str, Any]:
     table["uniform_.default"] = _uniform(copy)
     table["normal_.default"] = _normal(copy)
     table["random_.from"] = _random(copy)
-    from ember_cpu import ops_index, ops_nn
+    from ember_cpu import ops_index, ops_lapack, ops_nn
 
     table.update(ops_index.kernels())
     table.update(ops_nn.kernels())
+    table.update(ops_lapack.kernels())
     return table
 
 
@@ -196,6 +197,18 @@ class CPUPlugin:
     @hookimpl
     def ember_environment(self) -> dict[str, str]:
         return self.backend.environment()
+
+    @hookimpl
+    def ember_set_num_threads(self, num_threads: int) -> None:
+        from ember_cpu import _common
+
+        _common.set_num_threads(num_threads)
+
+    @hookimpl
+    def ember_get_num_threads(self) -> int:
+        from ember_cpu import _common
+
+        return _common.num_threads()
 
 
 plugin = CPUPlugin()

@@ -1170,7 +1170,7 @@ void em_set_num_threads(int n)
 
 #: hand-written kernel families, each a module next to this file whose
 #: ``generate()`` returns (C source, [cdef declaration, ...]).
-EXTENSIONS = ("_build_index", "_build_nn")
+EXTENSIONS = ("_build_index", "_build_nn", "_build_lapack")
 
 
 def _extensions():

@@ -1,8 +1,9 @@
 """``ember.autograd``: reverse-mode automatic differentiation.
 
 Owns grad mode, the graph (``Node``), the engine (``backward``, ``grad``), custom
-``Function``s, ``gradcheck``, ``functional`` (jacobian, hessian, vjp, jvp) and the
-formula sets (``ember.autograd.formulas``).
+``Function``s, ``gradcheck``, ``functional`` (jacobian, hessian, vjp, jvp), anomaly
+detection (``detect_anomaly``, ``Variable``) and the formula sets
+(``ember.autograd.formulas``).
 The Autograd dispatch key has one generic kernel (``ember.autograd.kernel``).
 
 Must always hold: importing this package loads no formula set and registers no
@@ -25,6 +26,13 @@ from __future__ import annotations
 import threading
 
 from ember.autograd import functional
+from ember.autograd.anomaly_mode import (
+    Variable,
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from ember.autograd.engine import backward, grad
 from ember.autograd.function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from ember.autograd.grad_mode import (
@@ -54,6 +62,11 @@ __all__ = [
     "is_grad_enabled",
     "Node",
     "functional",
+    "Variable",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]
 
 _loaded = False

@@ -28,10 +28,23 @@ def default_name(base: str) -> str:
 
 
 NAMES: dict[str, str] = {
-    "aten::square": "PowBackward0",
+    "aten::square": "PowBackward0",  # PyTorch computes square as pow(x, 2)
     "aten::rsub.Scalar": "RsubBackward1",
     "aten::clamp_min.Tensor": "ClampMinBackward1",
-    "aten::clamp_max.Tensor": "ClampMaxBackward1",  # PyTorch computes square as pow(x, 2)
+    "aten::clamp_max.Tensor": "ClampMaxBackward1",
+    "aten::clamp_min_.Tensor": "ClampMinBackward1",
+    "aten::clamp_max_.Tensor": "ClampMaxBackward1",
+    "aten::clamp": "ClampBackward1",
+    "aten::clamp_": "ClampBackward1",
+    "aten::clip": "ClampBackward1",  # clip is an alias: PyTorch records clamp's nodes
+    "aten::clip_": "ClampBackward1",
+    "aten::clip.Tensor": "ClampBackward0",
+    "aten::clip_.Tensor": "ClampBackward0",
+    "aten::pow.Tensor_Scalar": "PowBackward0",
+    "aten::pow_.Scalar": "PowBackward0",
+    "aten::pow.Scalar": "PowBackward2",
+    "aten::max": "MaxBackward1",
+    "aten::min": "MinBackward1",
     "aten::div.Tensor_mode": "DivBackward2",
     "aten::remainder.Tensor": "RemainderBackward1",
     "aten::fmod.Tensor": "FmodBackward1",

@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from ember.autograd.anomaly_mode import checked_apply
+from ember.autograd.anomaly_mode import state as _anomaly
 from ember.autograd.grad_mode import no_grad, set_grad_enabled
 from ember.autograd.node import AccumulateGrad, Node, accumulator, edge_of
 from ember.core.tensor import Tensor
@@ -164,6 +166,8 @@ def run_backward(
                 g = None
             if g is None:
                 outs = [None] * len(node.next_edges)
+            elif _anomaly.enabled:
+                outs = checked_apply(node, gs)  # detect_anomaly: forward traceback, NaN check
             else:
                 outs = node.apply(gs)
                 if len(outs) != len(node.next_edges):

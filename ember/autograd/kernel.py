@@ -27,7 +27,11 @@ Note [Formula parameters]
     the first, and ``result1``, ``result2``, ... the others), ``<arg>_shape`` (an input's
     shape, or the tuple of shapes of a ``Tensor[]`` argument; nothing saved) or
     ``<arg>_geometry`` / ``result_geometry`` (shape, stride, storage offset). Only what
-    the formulas for the inputs that need a gradient name is saved.
+    the formulas for the inputs that need a gradient name is saved. A joint rule of an
+    operator returning several tensors gets only the first output's gradient, unless it
+    sets ``rule.outputs`` to "all" (eigh, svd, qr: every floating output is
+    differentiable) or to a tuple of output indices (slogdet: ``(1,)``); then it gets the
+    list of the outputs' gradients (None where an output got none).
 
 Note [Node edges]
     As in PyTorch, a node has one edge per *differentiable* Tensor argument, in schema
@@ -85,6 +89,11 @@ class OpInfo:
     is_list: list[bool] | None = None
     #: the operator returns a ``Tensor[]`` whose elements are all differentiable outputs
     multi: bool = False
+    #: a tuple-returning operator whose joint rule sets ``rule.outputs`` ("all" or output
+    #: indices): those floating outputs are differentiable and the rule receives the list
+    #: of every output's gradient
+    all_outputs: bool = False
+    diff_outputs: tuple[int, ...] | None = None
     #: schema argument name -> position
     index: dict[str, int] = field(default_factory=dict)
     #: what the rules read when every input needs a gradient
@@ -164,6 +173,9 @@ def _info(op: OpOverload) -> OpInfo:
             info.keep = keep if len(keep) < len(pos) else None
         else:
             info.joint = (rule, _params(rule))
+            outs = getattr(rule, "outputs", None)
+            info.all_outputs = outs is not None
+            info.diff_outputs = None if outs in (None, "all") else tuple(outs)
             diff = getattr(rule, "inputs", None)
             if diff is not None:
                 info.keep = [k for k, i in enumerate(pos) if info.names[i] in diff]
@@ -323,13 +335,20 @@ def _record(op: OpOverload, info: OpInfo, ks: int, args: tuple[Any, ...], edges:
         # Multi-output primitives (sort, max_pool2d_with_indices, native_*_norm): the first
         # output is differentiable; the others (indices, statistics) are what formulas read
         # as ``result1``, ``result2``, ...
+        # (``rule.outputs = "all"``: linalg decompositions, every floating output is.)
         first = out[0]
         if "result" in needed:
             saved["result"] = SavedTensor(first, is_output=True)
         for j in range(1, len(out)):
             if f"result{j}" in needed:
                 saved[f"result{j}"] = SavedTensor(out[j])
-        if first._dtype.category == FLOAT:
+        if info.all_outputs:
+            node.n_outputs = len(out)
+            diff = info.diff_outputs
+            for k, o in enumerate(out):
+                if o._dtype.category == FLOAT and (diff is None or k in diff):
+                    mark(o, node, k)
+        elif first._dtype.category == FLOAT:
             mark(first, node, 0)
     return out
 
@@ -409,7 +428,7 @@ class FormulaNode(Node):
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         info = _infos.get(self.op) or _info(self.op)
-        g = grads if info.multi else grads[0]
+        g = grads if info.multi or info.all_outputs else grads[0]
         if info.joint is not None:
             fn, names = info.joint
             res = fn(g, **self._values(names))

@@ -22,6 +22,8 @@ from ember.core import (
     index_ops,
     indexing,
     inplace_ops,
+    linalg_decomp,
+    linalg_derived,
     linalg_norms,
     linalg_ops,
     linalg_solve,
@@ -36,7 +38,7 @@ from ember.core import (
     shape_ops,
     views,
 )
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, fresh_version
 from ember.dispatcher import registry
 from ember.dispatcher.schema import load_ops_yaml
 
@@ -77,6 +79,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "full_like": factories.full_like,
     "rand_like": factories.rand_like,
     "randn_like": factories.randn_like,
+    "bernoulli_p": factories.bernoulli_p,
     "arange": factories.arange,
     "linspace": factories.linspace,
     "eye": factories.eye,
@@ -155,6 +158,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
             linalg_ops,
             linalg_norms,
             linalg_solve,
+            linalg_decomp,
+            linalg_derived,
             search_ops,
             sampling_ops,
             inplace_ops,
@@ -174,6 +179,12 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     **math_ops.COMPOSITES,
     **reduce_ops.COMPOSITES,
 }
+#: factories and copies: the tensor they return starts at version 0, as PyTorch's
+for _name in (
+    "zeros ones full zeros_like ones_like full_like rand_like randn_like eye rand randn randint "
+    "clone contiguous to_copy"
+).split():
+    COMPOSITES[_name] = fresh_version(COMPOSITES[_name])
 
 #: Python operators -> the overload they call.
 DUNDERS = {
@@ -278,6 +289,11 @@ def load() -> None:
     functions.update(math_api.FUNCTIONS)
     for name, fn in math_api.methods().items():
         setattr(Tensor, name, fn)
+    # clamp/clip/pow_: the Tensor or the Scalar overload by the arguments' types
+    for name, fn in math_ops.FORMS.items():
+        setattr(Tensor, name, fn)
+        if not name.endswith("_"):
+            functions[name] = fn
 
 
 def _link_variants() -> None:

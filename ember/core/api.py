@@ -14,7 +14,7 @@ from ember.core import dtype as dt
 from ember.core.functional import max, min  # noqa: F401 - re-exported
 from ember.core.structured import broadcast_shapes as _bshapes
 from ember.core.structured import result_type as _result_type
-from ember.core.tensor import Size, Tensor, _dims, _shape_args
+from ember.core.tensor import Size, Tensor, _dims, _shape_args, factory_requires_grad
 from ember.dispatcher.namespace import ops
 
 __all__ = [
@@ -49,15 +49,14 @@ __all__ = [
     "sort",
     "argsort",
     "median",
+    "bernoulli",
 ]
 
 
 def _factory(name: str, size: tuple[Any, ...], **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     t = getattr(ops.aten, name).default(_shape_args(size), **kw)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return factory_requires_grad(t, requires_grad)
 
 
 def zeros(*size: Any, **kw: Any) -> Tensor:
@@ -74,13 +73,13 @@ def empty(*size: Any, **kw: Any) -> Tensor:
     """An uninitialised tensor."""
     requires_grad = kw.pop("requires_grad", False)
     t = ops.aten.empty.memory_format(_shape_args(size), **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def full(size: Any, fill_value: Any, **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     t = ops.aten.full.default(_shape_args((size,)), fill_value, **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def rand(*size: Any, **kw: Any) -> Tensor:
@@ -117,7 +116,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, **kw: Any) -> Tensor:
     requires_grad = kw.pop("requires_grad", False)
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     t = ops.aten.arange.start_step(*vals, **kw)
-    return t.requires_grad_(True) if requires_grad else t
+    return factory_requires_grad(t, requires_grad)
 
 
 def eye(n: int, m: Any = None, **kw: Any) -> Tensor:
@@ -224,6 +223,11 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         and input._dtype.category != dt.FLOAT
     ):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    # a number selects pow.Tensor_Scalar / pow.Scalar: one edge, PyTorch's node names
+    if not isinstance(exponent, Tensor):
+        return ops.aten.pow.Tensor_Scalar(input, exponent)  # type: ignore[no-any-return]
+    if not isinstance(input, Tensor):
+        return ops.aten.pow.Scalar(input, exponent)  # type: ignore[no-any-return]
     return ops.aten.pow.Tensor_Tensor(input, exponent)  # type: ignore[no-any-return]
 
 
@@ -318,3 +322,40 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 
 
 Tensor.median = median  # type: ignore[attr-defined]
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -> Tensor:
+    """Ones with probability ``input`` (elementwise), or with probability ``p`` in
+    ``input``'s shape when ``p`` is given.
+
+    Examples:
+        >>> import ember
+        >>> g = ember.Generator().manual_seed(0)
+        >>> ember.bernoulli(ember.tensor([0.0, 1.0]), generator=g)
+        tensor([0., 1.])
+        >>> ember.bernoulli(ember.zeros(3), 1.0)
+        tensor([1., 1., 1.])
+    """
+    if p is None:
+        return ops.aten.bernoulli.default(input, generator=generator)  # type: ignore[no-any-return]
+    return ops.aten.bernoulli.p(input, p, generator=generator)  # type: ignore[no-any-return]
+
+
+def _tensor_random_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
+    """``random_()``, ``random_(to)``, ``random_(from, to)``: integers in [from, to)."""
+    extra = set(kw) - {"from", "to"}
+    if extra:
+        raise TypeError(f"random_() got an unexpected keyword argument '{extra.pop()}'")
+    if len(args) + len(kw) > 2:
+        raise TypeError(f"random_() takes at most 2 arguments ({len(args) + len(kw)} given)")
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        low, high = (args[0], kw["to"]) if "to" in kw else (0, args[0])
+    else:
+        low, high = kw.get("from", 0), kw.get("to")
+    return getattr(ops.aten.random_, "from")(self, low, high, generator=generator)  # type: ignore[no-any-return]
+
+
+Tensor.bernoulli = bernoulli  # type: ignore[attr-defined]
+Tensor.random_ = _tensor_random_  # type: ignore[attr-defined]

@@ -1,7 +1,8 @@
 """Data types and PyTorch's type-promotion rules.
 
-This module owns the ten dtypes ember knows, their numpy counterparts, and the
-promotion lattice (``promote_types``, ``result_type``). Invariants:
+This module owns the ten dtypes ember knows, their numpy counterparts, the
+promotion lattice (``promote_types``, ``result_type``) and the numeric limits
+of each dtype (``finfo``, ``iinfo``). Invariants:
 
 * every dtype is a singleton: compare with ``is``;
 * promotion is computed once per pair and cached in a table;
@@ -12,6 +13,7 @@ promotion lattice (``promote_types``, ``result_type``). Invariants:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,8 @@ __all__ = [
     "get_default_dtype",
     "set_default_dtype",
     "all_dtypes",
+    "finfo",
+    "iinfo",
 ]
 
 # Categories, ordered: a higher category wins promotion against a lower one.
@@ -253,3 +257,109 @@ def combine(dim_t: dtype | None, zero_t: dtype | None, scalar_cat: int) -> dtype
     if result is None:
         raise TypeError("result_type(): expected at least one tensor or scalar")
     return result
+
+
+# -- numeric limits -------------------------------------------------------------------------------
+def _fmt(v: float | int) -> str:
+    return f"{v:g}"
+
+
+class finfo:  # noqa: N801 - PyTorch's spelling
+    """Machine limits of a floating-point dtype, as ``torch.finfo``.
+
+    ``bits``, ``eps`` (the gap between 1 and the next value), ``max``, ``min``,
+    ``tiny``/``smallest_normal`` (the smallest positive normal number), ``resolution``
+    (``10 ** -decimal digits``) and ``dtype`` (its name). ``finfo()`` describes the
+    default dtype.
+
+    Examples:
+        >>> import ember
+        >>> ember.finfo(ember.float32).eps
+        1.1920928955078125e-07
+        >>> ember.finfo(ember.bfloat16)
+        finfo(resolution=0.01, min=-3.38953e+38, max=3.38953e+38, eps=0.0078125, \
+smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=bfloat16)
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - PyTorch's name
+        d = _default_dtype[0] if type is None else type
+        if not isinstance(d, dtype):
+            raise TypeError(
+                f"finfo(): argument 'type' (position 1) must be ember.dtype, not "
+                f"{d.__class__.__name__}"
+            )
+        if d.category != FLOAT:
+            raise TypeError(
+                "ember.finfo() requires a floating point input type. Use ember.iinfo to handle "
+                "'ember.finfo'"
+            )
+        if d is bfloat16:  # 8 exponent bits like float32, 7 stored mantissa bits
+            eps, mx, tiny = 2.0**-7, float((2 - 2.0**-7) * 2.0**127), 2.0**-126
+        else:
+            info = np.finfo(d.numpy)
+            eps, mx, tiny = float(info.eps), float(info.max), float(info.smallest_normal)
+        self.bits = d.itemsize * 8
+        self.eps = eps
+        self.max = mx
+        self.min = -mx
+        self.tiny = self.smallest_normal = tiny
+        self.resolution = 10.0 ** -int(-math.log10(eps))
+        self.dtype = d.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={_fmt(self.resolution)}, min={_fmt(self.min)}, "
+            f"max={_fmt(self.max)}, eps={_fmt(self.eps)}, "
+            f"smallest_normal={_fmt(self.smallest_normal)}, tiny={_fmt(self.tiny)}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801 - PyTorch's spelling
+    """Limits of an integer dtype: ``bits``, ``min``, ``max`` (Python ints), ``dtype``.
+
+    Examples:
+        >>> import ember
+        >>> ember.iinfo(ember.int8)
+        iinfo(min=-128, max=127, dtype=int8)
+        >>> ember.iinfo(ember.int64).max
+        9223372036854775807
+    """
+
+    __slots__ = ("bits", "min", "max", "dtype")
+
+    def __init__(self, type: dtype) -> None:  # noqa: A002 - PyTorch's name
+        if not isinstance(type, dtype):
+            raise TypeError(
+                f"iinfo(): argument 'type' (position 1) must be ember.dtype, not "
+                f"{type.__class__.__name__}"
+            )
+        if type is bool_:
+            raise TypeError("ember.bool is not supported by ember.iinfo")
+        if type.category != INT:
+            raise TypeError(
+                "ember.iinfo() requires an integer input type. Use ember.finfo to handle "
+                "'ember.iinfo'"
+            )
+        info = np.iinfo(type.numpy)
+        self.bits = type.itemsize * 8
+        self.min = int(info.min)
+        self.max = int(info.max)
+        self.dtype = type.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={_fmt(self.min)}, max={_fmt(self.max)}, dtype={self.dtype})"

@@ -4,7 +4,10 @@ Factories are decompositions, so they work on any device: ``empty`` asks the
 device's allocator, ``zeros``/``ones``/``full`` fill an empty tensor, ``arange``,
 ``linspace`` and ``tensor`` build the values on the host and upload them with
 ``DeviceBackend.from_host``, ``eye`` fills a strided diagonal view. ``from_numpy``
-shares memory and is CPU-only, as in PyTorch.
+shares memory and is CPU-only, as in PyTorch. A factory given no device uses
+``ember.get_default_device()``. ``memory_format=`` picks the new tensor's strides
+(``ember.core.memory_format``): ``*_like``, ``clone`` and ``_to_copy`` preserve a
+dense input's strides by default, as PyTorch's do.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ import numpy as np
 
 from ember.core import devices
 from ember.core import dtype as dt
+from ember.core import memory_format as mf
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.structured import new_empty, result_type
-from ember.core.tensor import Tensor, contiguous_strides, make_tensor
+from ember.core.tensor import Tensor, contiguous_strides, factory_requires_grad, make_tensor
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "scalar_tensor_like"]
 
@@ -38,7 +42,7 @@ class _ArrayInterface:
 
 
 def _dev(d: Any) -> device:
-    return devices.normalize("cpu" if d is None else d)
+    return devices.normalize(devices._default_device[0] if d is None else d)
 
 
 def _bf16_bits(a: np.ndarray) -> np.ndarray:
@@ -124,9 +128,7 @@ def tensor(
     if isinstance(data, Tensor) and data._dtype is dt.bfloat16 and d is dt.bfloat16:
         arr = arr.astype(np.float32)
     t = host_to_tensor(arr, d, _dev(device))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return factory_requires_grad(t, requires_grad)
 
 
 def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> Tensor:
@@ -220,6 +222,20 @@ def _size(size: Any) -> tuple[int, ...]:
     return shape
 
 
+def _alloc(shape: tuple[int, ...], strides: tuple[int, ...], d: dt.dtype, dv: device) -> Tensor:
+    """A new tensor with these strides (row-major ones take the allocator's fast path)."""
+    if strides == contiguous_strides(shape):
+        return new_empty(shape, d, dv)
+    return empty_strided(shape, strides, d, None, dv)
+
+
+def _new_like(self: Tensor, d: dt.dtype, dv: device, memory_format: Any, op: str) -> Tensor:
+    fmt = mf.as_memory_format(memory_format, op)
+    if fmt is mf.preserve_format and self.is_contiguous():
+        return new_empty(self._shape, d, dv)
+    return _alloc(self._shape, mf.like_strides(self._shape, self._stride, fmt), d, dv)
+
+
 def empty(
     size: Any,
     dtype: Any = None,
@@ -228,7 +244,12 @@ def empty(
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return new_empty(_size(size), dtype or dt.get_default_dtype(), _dev(device))
+    shape = _size(size)
+    d, dv = dtype or dt.get_default_dtype(), _dev(device)
+    if memory_format is None:
+        return new_empty(shape, d, dv)
+    fmt = mf.as_memory_format(memory_format, "empty")
+    return _alloc(shape, mf.format_strides(shape, fmt), d, dv)
 
 
 def empty_strided(
@@ -283,7 +304,7 @@ def empty_like(
     memory_format: Any = None,
 ) -> Tensor:
     d, dv = _like(self, dtype, device)
-    return new_empty(self._shape, d, dv)
+    return _new_like(self, d, dv, memory_format, "empty_like")
 
 
 def zeros_like(
@@ -294,7 +315,7 @@ def zeros_like(
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return empty_like(self, dtype, None, device).fill_(0)
+    return empty_like(self, dtype, None, device, None, memory_format).fill_(0)
 
 
 def ones_like(
@@ -305,7 +326,7 @@ def ones_like(
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return empty_like(self, dtype, None, device).fill_(1)
+    return empty_like(self, dtype, None, device, None, memory_format).fill_(1)
 
 
 def full_like(
@@ -317,7 +338,7 @@ def full_like(
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return empty_like(self, dtype, None, device).fill_(fill_value)
+    return empty_like(self, dtype, None, device, None, memory_format).fill_(fill_value)
 
 
 def arange(
@@ -390,11 +411,21 @@ def eye(
 
 
 def clone(self: Tensor, memory_format: Any = None) -> Tensor:
-    return new_empty(self._shape, self._dtype, self._device).copy_(self)
+    return _new_like(self, self._dtype, self._device, memory_format, "clone").copy_(self)
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    return self if self.is_contiguous() else clone(self)
+    fmt = mf.as_memory_format(memory_format, "contiguous")
+    if fmt is mf.preserve_format:
+        raise RuntimeError(
+            "contiguous(): preserve memory format is unsupported by the contiguous operator; "
+            "use ember.contiguous_format, ember.channels_last or ember.channels_last_3d"
+        )
+    if self.is_contiguous(memory_format=fmt):
+        return self
+    return _alloc(
+        self._shape, mf.format_strides(self._shape, fmt), self._dtype, self._device
+    ).copy_(self)
 
 
 def to_copy(
@@ -407,7 +438,7 @@ def to_copy(
     memory_format: Any = None,
 ) -> Tensor:
     d, dv = _like(self, dtype, device)
-    return new_empty(self._shape, d, dv).copy_(self)
+    return _new_like(self, d, dv, memory_format, "_to_copy").copy_(self)
 
 
 def rand(
@@ -451,21 +482,32 @@ def randint(
 
 def rand_like(
     self: Tensor,
+    generator: Any = None,
     dtype: Any = None,
     layout: Any = None,
     device: Any = None,
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return empty_like(self, dtype, None, device).uniform_(0.0, 1.0)
+    out = empty_like(self, dtype, None, device, None, memory_format)
+    return out.uniform_(0.0, 1.0, generator=generator)
 
 
 def randn_like(
     self: Tensor,
+    generator: Any = None,
     dtype: Any = None,
     layout: Any = None,
     device: Any = None,
     pin_memory: Any = None,
     memory_format: Any = None,
 ) -> Tensor:
-    return empty_like(self, dtype, None, device).normal_(0.0, 1.0)
+    out = empty_like(self, dtype, None, device, None, memory_format)
+    return out.normal_(0.0, 1.0, generator=generator)
+
+
+def bernoulli_p(self: Tensor, p: float, generator: Any = None) -> Tensor:
+    """``bernoulli(input, p)``: ones with probability ``p`` in ``input``'s shape and dtype."""
+    return empty_like(self, None, None, None, None, mf.contiguous_format).bernoulli_(
+        p, generator=generator
+    )

@@ -43,7 +43,8 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
     if a._dtype is _BOOL or b._dtype is _BOOL:
-        kernel = "dot" if da == db == 1 else ("addmv_impl_cpu" if db == 1 else "addmm_impl_cpu_")
+        kernel = "addmm_impl_cpu_" if db == 2 else ("bmm" if db > 2 else "addmv_impl_cpu")
+        kernel = "dot" if da == db == 1 else kernel  # PyTorch's kernel for each shape pair
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if da == 1 and db == 1:
         return dot(a, b)
@@ -128,15 +129,9 @@ def _minmax(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     if isinstance(dim, Tensor):
         # max(a, b): the elementwise form.
         return getattr(aten, "maximum" if name == "max" else "minimum").default(self, dim)
-    if dim is None:
-        if self.numel() == 0:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
-        return getattr(aten, "amax" if name == "max" else "amin").default(self, (), False)
-    values = getattr(aten, "amax" if name == "max" else "amin").default(self, (dim,), keepdim)
-    indices = getattr(aten, "argmax" if name == "max" else "argmin").default(self, dim, keepdim)
+    if dim is None:  # max/min and max.dim/min.dim: PyTorch's nodes and gradients
+        return getattr(aten, name).default(self)
+    values, indices = getattr(aten, name).dim(self, dim, keepdim)
     return _MinMax(values, indices)
 
 

@@ -330,26 +330,15 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Valu
 
 
 def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
-    d = normalize_dim(dim, self.ndim)
-    n = self._shape[d] if self._shape else 1
-    if n == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    return _select_kth(self, (n - 1) // 2, d, keepdim, "median")
+    from ember.core.reduce_ops import median_dim as impl  # beside nanmedian (one sort)
+
+    return impl(self, dim, keepdim)
 
 
 def median(self: Tensor) -> Tensor:
-    flat = self.reshape(-1)
-    n = flat._shape[0]
-    if n == 0:
-        from ember.core.factories import scalar_tensor_like
+    from ember.core.reduce_ops import median as impl
 
-        return scalar_tensor_like(float("nan"), self)
-    v = _aten().sort.stable(flat, stable=True, dim=0, descending=False)[0]
-    if self._dtype.category == dt.FLOAT:
-        # NaN sorts last and propagates, as in PyTorch.
-        last = v.select(0, n - 1)
-        return _aten().where.self(last != last, last, v.select(0, (n - 1) // 2))
-    return v.select(0, (n - 1) // 2)
+    return impl(self)
 
 
 def _groups(v: Tensor, flags: Tensor, n: int, perm: Tensor, shape: Any,
@@ -482,9 +471,14 @@ def multinomial(
 
 
 def randperm(
-    n: int, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None
+    n: int,
+    generator: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: Any = None,
 ) -> Tensor:
-    keys = _aten().rand.default((n,), dtype=dt.float64, device=device)
+    keys = _aten().rand.default((n,), generator=generator, dtype=dt.float64, device=device)
     idx = _aten().sort.stable(keys, stable=True, dim=0, descending=False)[1]
     return idx if dtype is None or dtype is dt.int64 else idx.to(dtype)
 

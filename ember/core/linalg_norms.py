@@ -5,8 +5,8 @@
 All are reductions over elementwise operators (and, for large ``cdist``, one matrix
 product), so every device with the primitive set runs them. Where the derivative is
 singular at zero (``sqrt`` of a sum of squares, ``s ** (1/p)``) ``_safe_root`` gives
-PyTorch's zero subgradient instead of NaN. Singular-value norms (ord 2, -2, 'nuc') are
-not computed: they raise, naming the orders that work.
+PyTorch's zero subgradient instead of NaN. The singular-value norms (ord 2, -2, 'nuc')
+come from ``linalg.svdvals`` (``linalg_derived.py``).
 """
 
 from __future__ import annotations
@@ -78,10 +78,19 @@ def vector_norm(self: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = Fal
         return a.sum(dims or None, keepdim)
     if p == 2:
         return _safe_root((x * x).sum(dims or None, keepdim), 2)
-    s = a.pow(_scalar(p, a)).sum(dims or None, keepdim)
+    s = _safe_pow(a, p).sum(dims or None, keepdim)
     if p < 0:
         return s.pow(_scalar(1.0 / p, s))
     return _safe_root(s, p)
+
+
+def _safe_pow(a: Tensor, p: float) -> Tensor:
+    """``a ** p`` for ``a >= 0`` whose gradient is 0 (not NaN) where ``a == 0``, as PyTorch's
+    p-norm backward (``p < 1`` would give ``0 * inf`` there)."""
+    aten = _aten()
+    pos = a > 0
+    safe = aten.where.self(pos, a, _scalar(1, a))
+    return aten.where.self(pos, safe.pow(_scalar(p, a)), _scalar(0 if p > 0 else math.inf, a))
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -100,17 +109,16 @@ def matrix_norm(self: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if ord == "fro":
         return vector_norm(self, 2, (d0, d1), keepdim, dtype)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord!r} needs singular values, which ember does not "
-            "compute yet; ord='fro', 1, -1, inf and -inf work"
-        )
     x = self if dtype is None else self.to(dtype)
     if not _is_float(x):
         raise RuntimeError(
             "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
             f"{_NAMES[x._dtype.name]}"
         )
+    if ord in ("nuc", 2, -2):
+        from ember.core.linalg_derived import singular_value_norm
+
+        return singular_value_norm(x, ord, d0, d1, keepdim)
     # ord 1: max over columns of the column sums; inf: max over rows of the row sums.
     inner_dim, outer_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
     s = x.abs().sum(inner_dim, True)

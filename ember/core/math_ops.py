@@ -27,7 +27,7 @@ from ember.core import dtype as dt
 from ember.core.structured import _TORCH_NAMES, result_type, scalar_tensor
 from ember.core.tensor import Tensor
 
-__all__ = ["COMPOSITES", "inplace", "FINFO", "nextafter_half"]
+__all__ = ["COMPOSITES", "FORMS", "inplace", "FINFO", "nextafter_half"]
 
 LN2 = math.log(2.0)
 
@@ -377,16 +377,120 @@ def ldexp(self: Tensor, other: Any) -> Tensor:
     return _finish(r, _float_result(self, other))
 
 
+def _clamp_op(*bounds: Any) -> Any:
+    """The overload a composite calls: ``clamp.Tensor`` if a bound is a tensor (the composite
+    wraps a number), else ``clamp``."""
+    aten = _aten()
+    return aten.clamp.Tensor if any(isinstance(b, Tensor) for b in bounds) else aten.clamp.default
+
+
 def clamp_min(self: Tensor, min: Any) -> Tensor:  # noqa: A002
-    return _aten().clamp.default(self, min, None)  # type: ignore[no-any-return]
+    return _clamp_op(min)(self, min, None)  # type: ignore[no-any-return]
 
 
 def clamp_max(self: Tensor, max: Any) -> Tensor:  # noqa: A002
-    return _aten().clamp.default(self, None, max)  # type: ignore[no-any-return]
+    return _clamp_op(max)(self, None, max)  # type: ignore[no-any-return]
 
 
 def clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    return _aten().clamp.default(self, min, max)  # type: ignore[no-any-return]
+    return _clamp_op(min, max)(self, min, max)  # type: ignore[no-any-return]
+
+
+# -- Python forms: PyTorch's overload selection for clamp/clip and pow -----------------------------
+def _bounds(name: str, *bounds: Any) -> Any:
+    """The ``.Tensor`` overload of ``name`` when the bounds are tensors, else the Scalar one
+    (PyTorch's binding: each has its own gradient rule and node name); mixing is a TypeError."""
+    given = [isinstance(b, Tensor) for b in bounds if b is not None]
+    packet = getattr(_aten(), name)
+    if not any(given):
+        return packet.default
+    if not all(given):
+        base = name.rstrip("_")
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got a Tensor and a number "
+            f"as bounds, but expected one of:\n * (Tensor input, Tensor min = None, Tensor max = "
+            f"None)\n * (Tensor input, Number min = None, Number max = None)\n"
+            f"(pass both bounds as tensors, or both as numbers, to {base})"
+        )
+    return packet.Tensor
+
+
+def clamp_form(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """``clamp(input, min=None, max=None)``: each element limited to ``[min, max]``.
+
+    Tensor bounds select ``clamp.Tensor`` (with gradients for the bounds), numbers
+    ``clamp`` (PyTorch's ``ClampBackward1``: gradient 1 inside ``[min, max]``, ties included).
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = ember.clamp(x, 1.0, 2.0)
+        >>> y.sum().backward()
+        >>> y.grad_fn.name(), x.grad.tolist()
+        ('ClampBackward1', [0.0, 1.0, 1.0, 0.0])
+        >>> x.clamp(min=ember.ones(4)).grad_fn.name()
+        'ClampBackward0'
+    """
+    return _bounds("clamp", min, max)(input, min, max)  # type: ignore[no-any-return]
+
+
+def _clamp_form(name: str) -> Callable[..., Tensor]:
+    def fn(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return _bounds(name, min, max)(input, min, max)  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{name}(input, min, max)``: as :func:`clamp_form` (the Tensor overload for "
+    fn.__doc__ += "tensor bounds)."
+    return fn
+
+
+def _one_bound_form(name: str, arg: str) -> Callable[..., Tensor]:
+    def fn(input: Tensor, bound: Any) -> Tensor:
+        return _bounds(name, bound)(input, bound)  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{name}(input, {arg})``: the Tensor overload for a tensor bound."
+    return fn
+
+
+def pow_scalar(self: Any, exponent: Any) -> Tensor:
+    """``pow.Tensor_Scalar`` and ``pow.Scalar``: the primitive with the number wrapped (these
+    overloads exist for autograd: one edge, for the tensor, and PyTorch's node names)."""
+    return _aten().pow.Tensor_Tensor(self, exponent)  # type: ignore[no-any-return]
+
+
+def pow_scalar_(self: Tensor, exponent: Any) -> Tensor:
+    return _aten().pow_.Tensor(self, exponent)  # type: ignore[no-any-return]
+
+
+def _ipow(self: Tensor, exponent: Any) -> Tensor:
+    """``x **= e`` and ``x.pow_(e)``: ``pow_.Scalar`` for a number, ``pow_.Tensor`` otherwise.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([2.0, 3.0], requires_grad=True) * 1
+        >>> x.pow_(2).grad_fn.name(), len(x.grad_fn.next_functions), x.tolist()
+        ('PowBackward0', 1, [4.0, 9.0])
+    """
+    if isinstance(exponent, Tensor):
+        return _aten().pow_.Tensor(self, exponent)  # type: ignore[no-any-return]
+    return _aten().pow_.Scalar(self, exponent)  # type: ignore[no-any-return]
+
+
+#: Python forms bound as ``Tensor`` methods (and, without a trailing ``_``, ``ember`` functions)
+#: by ``ember.core._builtins``; they replace the schema's entry points of the same names.
+FORMS: dict[str, Callable[..., Any]] = {
+    "clamp": clamp_form,
+    "clip": _clamp_form("clip"),
+    "clamp_": _clamp_form("clamp_"),
+    "clip_": _clamp_form("clip_"),
+    "clamp_min": _one_bound_form("clamp_min", "min"),
+    "clamp_max": _one_bound_form("clamp_max", "max"),
+    "clamp_min_": _one_bound_form("clamp_min_", "min"),
+    "clamp_max_": _one_bound_form("clamp_max_", "max"),
+    "pow_": _ipow,
+    "__ipow__": _ipow,
+}
 
 
 def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
@@ -474,6 +578,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "ldexp": ldexp,
     "clamp_min": clamp_min,
     "clamp_max": clamp_max,
+    "pow_scalar": pow_scalar,
+    "pow_scalar_": pow_scalar_,
     "lerp_tensor": lerp_tensor,
     "isclose": isclose,
     "allclose": allclose,

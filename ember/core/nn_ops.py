@@ -324,18 +324,47 @@ def adaptive_avg_pool1d(self: Tensor, output_size: Any) -> Tensor:
     return adaptive_avg_pool2d(self.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+def _adaptive_windows(n: int, out: int) -> tuple[np.ndarray, int]:
+    """(out, k) source indices of PyTorch's adaptive windows over ``n`` (start
+    ``floor(i * n / out)``, end ``ceil((i + 1) * n / out)``), padded to the largest size ``k``
+    by repeating each window's last index."""
+    i = np.arange(out)
+    starts, ends = (i * n) // out, -((-(i + 1) * n) // out)
+    k = int((ends - starts).max()) if out else 1
+    idx = starts[:, None] + np.arange(k)[None, :]
+    return np.minimum(idx, (ends - 1)[:, None]), k
+
+
 def adaptive_max_pool2d(self: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """Max over adaptive windows (any input and output sizes) and flat H*W indices: the
+    windows are gathered with two ``index_select`` calls (host-built tables), padded by
+    repetition, then reduced with ``max(dim)``; a divisible size is one max pooling."""
+    if self.ndim not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(self._shape)}"
+        )
     h, w = self._shape[-2], self._shape[-1]
     os_ = tuple(output_size) if not isinstance(output_size, int) else (output_size,) * 2
+    if len(os_) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     oh = h if os_[0] is None else int(os_[0])
     ow = w if os_[1] is None else int(os_[1])
-    if not (oh and ow and h % oh == 0 and w % ow == 0):
-        raise NotImplementedError(
-            f"adaptive_max_pool2d: the input size ({h}, {w}) must be a multiple of the output "
-            f"size ({oh}, {ow}) on this version of ember"
-        )
-    k = (h // oh, w // ow)
-    return _aten().max_pool2d_with_indices.default(self, k, k, 0, 1, False)
+    if oh and ow and h % oh == 0 and w % ow == 0:
+        k = (h // oh, w // ow)
+        return _aten().max_pool2d_with_indices.default(self, k, k, 0, 1, False)  # type: ignore[no-any-return]
+    from ember.core.factories import host_to_tensor
+
+    hi, kh = _adaptive_windows(h, oh)
+    wi, kw = _adaptive_windows(w, ow)
+    rows = self.index_select(-2, host_to_tensor(hi.reshape(-1), dt.int64, self._device))
+    win = rows.index_select(-1, host_to_tensor(wi.reshape(-1), dt.int64, self._device))
+    lead = tuple(self._shape[:-2])
+    n = len(lead)
+    win = win.reshape(*lead, oh, kh, ow, kw).permute(*range(n), n, n + 2, n + 1, n + 3)
+    values, local = _aten().max.dim(win.reshape(*lead, oh, ow, kh * kw), -1)
+    flat = (hi[:, None, :, None] * w + wi[None, :, None, :]).reshape(oh, ow, kh * kw)
+    table = host_to_tensor(np.ascontiguousarray(flat), dt.int64, self._device)
+    return values, table.expand(*lead, oh, ow, kh * kw).gather(-1, local.unsqueeze(-1)).squeeze(-1)
 
 
 # -- normalisation and embedding ---------------------------------------------------------------

@@ -144,24 +144,46 @@ def norm(self: Tensor, p: Any = None, dim: Any = (), keepdim: bool = False) -> T
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
             "operation does not have an identity"
         )
-    a = x.abs()
-    if p == math.inf:
-        r = a.amax(dims, keepdim)
-    elif p == -math.inf:
-        r = a.amin(dims, keepdim)
-    elif p == 0:
-        r = (x != 0).to(x._dtype).sum(dims, keepdim)
-    elif p == 1:
-        r = a.sum(dims, keepdim)
-    elif p == 2:
-        r = (x * x).sum(dims, keepdim).sqrt()
-    else:
-        r = a.pow(float(p)).sum(dims, keepdim).pow(1.0 / float(p))
+    from ember.core.linalg_norms import vector_norm
+
+    # one implementation of the p-norms (with PyTorch's zero subgradient at 0)
+    r = vector_norm(x, p, dims or None, keepdim)
     return _back(r, self._dtype)
 
 
 def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
     return norm(self, p, (), False)
+
+
+# -- max/min: the all-elements and along-a-dim forms (PyTorch's own nodes and gradients) ----------
+def _extreme_all(name: str) -> Callable[[Tensor], Tensor]:
+    reduce = "amax" if name == "max" else "amin"
+
+    def fn(self: Tensor) -> Tensor:
+        if self.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return getattr(_aten(), reduce).default(self, (), False)  # type: ignore[no-any-return]
+
+    fn.__name__ = fn.__qualname__ = f"{name}_all"
+    return fn
+
+
+def _extreme_dim(name: str) -> Callable[..., ValuesIndices]:
+    reduce, arg = ("amax", "argmax") if name == "max" else ("amin", "argmin")
+
+    def fn(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
+        d = normalize_dim(dim, len(self._shape))
+        if self._shape and self._shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        aten = _aten()
+        values = getattr(aten, reduce).default(self, (d,) if self._shape else (), keepdim)
+        return ValuesIndices(values, getattr(aten, arg).default(self, d, keepdim))
+
+    fn.__name__ = fn.__qualname__ = f"{name}_dim"
+    return fn
 
 
 # -- nan-aware reductions and aminmax --------------------------------------------------------------
@@ -373,34 +395,50 @@ def nanquantile(self: Tensor, q: Any, dim: Any = None, keepdim: bool = False,
     return _quantile("nanquantile", self, q, dim, keepdim, interpolation, True)
 
 
-def _lower_median_pos(s: Tensor, d: int) -> Tensor:
-    """Position of the lower median of the non-NaN prefix of ``s`` (sorted along ``d``)."""
-    k = (~s.isnan()).sum(d, keepdim=True) if _is_float(s) else None
-    if k is None:
-        return _aten().full.default((1,) * len(s._shape), (s._shape[d] - 1) // 2,  # type: ignore[no-any-return]
+def _median_pos(s: Tensor, d: int, skip_nan: bool) -> Tensor:
+    """Position along ``d`` of the lower median of ``s`` (sorted along ``d``, NaN last): of
+    its non-NaN prefix (``skip_nan``), else the first NaN where there is one (PyTorch's
+    ``median`` returns NaN and the index of the first NaN)."""
+    n = s._shape[d]
+    if not _is_float(s):
+        return _aten().full.default((1,) * len(s._shape), (n - 1) // 2,  # type: ignore[no-any-return]
                                     dtype=dt.int64, device=s._device)  # fmt: skip
-    return _aten().div.Tensor_mode((k - 1).clamp(0), 2, rounding_mode="floor")  # type: ignore[no-any-return]
+    nan = s.isnan().sum(d, keepdim=True)
+    if skip_nan:
+        return _aten().div.Tensor_mode((n - 1 - nan).clamp(0), 2, rounding_mode="floor")  # type: ignore[no-any-return]
+    return _aten().where.self(nan > 0, n - nan, (n - 1) // 2)  # type: ignore[no-any-return]
 
 
-_INT_NAN = {"int32": -(2**31), "int64": -(2**63)}
+#: what NaN becomes in these dtypes (the empty median), as PyTorch's conversion gives it
+_INT_NAN = {"int32": -(2**31), "int64": -(2**63), "bool": True}
 
 
-def _check_median(self: Tensor) -> None:
+def _check_median(self: Tensor, kernel: str = "median_cpu") -> None:
     if self._dtype is dt.bool_:
-        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def nanmedian(self: Tensor) -> Tensor:
     """The lower median of the non-NaN elements (NaN if there are none)."""
-    _check_median(self)
+    return _median_all(self, True)
+
+
+def median(self: Tensor) -> Tensor:
+    """The lower median of all elements; NaN if there is one (then the gradient is shared by
+    the NaNs; otherwise by every element equal to the median, as PyTorch's)."""
+    return _median_all(self, False)
+
+
+def _median_all(self: Tensor, skip_nan: bool) -> Tensor:
     flat = self.reshape(-1)
     if flat._shape[0] == 0:  # NaN, or what NaN converts to in an integer dtype (as PyTorch)
         if _is_float(self):
             return flat.sum() * math.nan  # still connected to the input, as PyTorch's
         fill = _INT_NAN.get(self._dtype.name, 0)
         return _aten().full.default((), fill, dtype=self._dtype, device=self._device)  # type: ignore[no-any-return]
+    _check_median(self)
     s = flat.sort(dim=0, stable=True).values
-    v = s.gather(0, _lower_median_pos(s, 0)).reshape(())
+    v = s.gather(0, _median_pos(s, 0, skip_nan)).reshape(())
     if not _is_float(self):
         return v  # type: ignore[no-any-return]
     # the value is the gathered element; the gradient is shared evenly by every element
@@ -436,7 +474,17 @@ def _even_share() -> Any:
 
 
 def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
-    _check_median(self)
+    return _median_dim(self, dim, keepdim, True)
+
+
+def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
+    """The lower median along ``dim`` and its index; NaN and the index of the first NaN in a
+    row that has one (PyTorch's rule); the gradient goes to that index."""
+    return _median_dim(self, dim, keepdim, False)
+
+
+def _median_dim(self: Tensor, dim: int, keepdim: bool, skip_nan: bool) -> ValuesIndices:
+    _check_median(self, "median_out")
     d = normalize_dim(dim, len(self._shape))
     if not self._shape:
         zero = _aten().zeros.default((), dtype=dt.int64, device=self._device)
@@ -444,7 +492,8 @@ def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndice
     if self._shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     s, i = self.sort(dim=d, stable=True)
-    pos = _lower_median_pos(s, d).expand(tuple(1 if k == d else n for k, n in enumerate(s._shape)))
+    pos = _median_pos(s, d, skip_nan)
+    pos = pos.expand(tuple(1 if k == d else n for k, n in enumerate(s._shape)))
     v, idx = s.gather(d, pos), i.gather(d, pos)
     if not keepdim:
         v, idx = v.squeeze(d), idx.squeeze(d)
@@ -510,5 +559,11 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "nanquantile": nanquantile,
     "nanmedian": nanmedian,
     "nanmedian_dim": nanmedian_dim,
+    "median": median,
+    "median_dim": median_dim,
     "mode": mode,
+    "max_all": _extreme_all("max"),
+    "min_all": _extreme_all("min"),
+    "max_dim": _extreme_dim("max"),
+    "min_dim": _extreme_dim("min"),
 }

@@ -471,6 +471,8 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 
 
 
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if batch1._dtype is dt.bool_ or batch2._dtype is dt.bool_:
+        raise NotImplementedError("\"baddbmm\" not implemented for 'Bool'")
     for name, t in (("batch1", batch1), ("batch2", batch2)):
         if len(t._shape) != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")

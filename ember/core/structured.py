@@ -595,6 +595,8 @@ def _bmm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
                 "expected m1 and m2 to have the same dtype, but got: "
                 f"{_C_NAMES[self._dtype.name]} != {_C_NAMES[mat2._dtype.name]}"
             )
+        if self._dtype is dt.bool_:  # PyTorch's error, before any device is asked
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
         dev = self._device
         kdt = compute_dtype(self._dtype, dev)
         out = new_empty((b, m, n), kdt, dev)

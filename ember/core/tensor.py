@@ -72,6 +72,53 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(st))
 
 
+#: PyTorch's messages for a non-float tensor asked to require grad (``requires_grad_()``; the
+#: ``requires_grad`` setter; a factory's ``requires_grad=True``, capitalised)
+_GRAD_DTYPES = (
+    "dtype can require gradients",
+    "and complex dtype can require gradients",
+)
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+def factory_requires_grad(t: Tensor, requires_grad: Any) -> Tensor:
+    """A factory's ``requires_grad=``: PyTorch's factory message for a non-float dtype.
+
+    Examples:
+        >>> import ember
+        >>> factory_requires_grad(ember.zeros(2), True).requires_grad
+        True
+    """
+    if not requires_grad:
+        return t
+    if t._dtype.category != dt.FLOAT:
+        raise RuntimeError(f"Only Tensors of floating point {_GRAD_DTYPES[1]}")
+    return t.requires_grad_(True)
+
+
+def fresh_version(fn: Any) -> Any:
+    """Wrap a factory kernel so the tensor it returns has version 0, as PyTorch's: the
+    ``fill_``/``copy_``/random writes that built it were on memory nobody else has seen."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if type(out) is Tensor and not any(
+            isinstance(a, Tensor) and a._storage is out._storage for a in args
+        ):
+            out._storage.version = 0
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", "kernel")
+    kernel.__doc__ = fn.__doc__
+    return kernel
+
+
 def make_tensor(
     storage: Storage,
     shape: tuple[int, ...],
@@ -253,6 +300,12 @@ class Tensor:
         return self._device.type == "cuda"
 
     # PyTorch's layout/flavour flags: ember tensors are always dense and strided.
+    @property
+    def layout(self) -> Any:
+        from ember.core.memory_format import strided
+
+        return strided
+
     is_sparse = False
     is_quantized = False
     is_nested = False
@@ -272,6 +325,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        # the storage's in-place write counter (what saved tensors check); factories reset it
+        # to 0 on the tensor they return (``fresh_version``), as PyTorch's starts at 0
         return self._storage.version
 
     def is_floating_point(self) -> bool:
@@ -287,6 +342,19 @@ class Tensor:
         return -1 if self._device.index is None else self._device.index
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Row-major (or, with ``memory_format=``, that format's) layout, size-1 dims aside.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.zeros(2, 3, 4, 5).contiguous(memory_format=ember.channels_last)
+            >>> x.is_contiguous(), x.is_contiguous(memory_format=ember.channels_last)
+            (False, True)
+        """
+        if memory_format is not None:
+            from ember.core import memory_format as mf
+
+            fmt = mf.as_memory_format(memory_format, "is_contiguous")
+            return mf.is_contiguous_as(self._shape, self._stride, fmt)
         expected = 1
         for size, st in zip(reversed(self._shape), reversed(self._stride)):
             if size == 1:
@@ -294,7 +362,7 @@ class Tensor:
             if size == 0:
                 return True
             if st != expected:
-                return False
+                return 0 in self._shape  # an empty tensor is contiguous whatever its strides
             expected *= size
         return True
 
@@ -313,11 +381,13 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._dtype.category != dt.FLOAT:
+            raise RuntimeError(f"only Tensors of floating point {_GRAD_DTYPES[1]}")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self._dtype.category != dt.FLOAT:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(f"only Tensors of floating point {_GRAD_DTYPES[0]}")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -336,7 +406,12 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        return self._grad
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self.__dict__.get("_retains_grad"):
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -653,7 +728,7 @@ class Tensor:
         dev = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         non_blocking = kwargs.pop("non_blocking", False)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -674,9 +749,12 @@ class Tensor:
             not copy
             and (dtype is None or dtype is self._dtype)
             and (target is None or target is self._device)
+            and (memory_format is None or _keeps_format(self, memory_format))
         ):
             return self
-        return _ops()._to_copy.default(self, dtype=dtype, device=target, non_blocking=non_blocking)
+        return _ops()._to_copy.default(
+            self, dtype=dtype, device=target, non_blocking=non_blocking, memory_format=memory_format
+        )
 
     def cpu(self) -> Tensor:
         return self.to("cpu")
@@ -702,6 +780,8 @@ class Tensor:
             return f"ember.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
         if isinstance(dtype, str):
             dtype = _legacy_dtype(dtype)
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), dt.dtype):
+            dtype = dtype.dtype  # type: ignore[attr-defined] # a legacy type: ember.DoubleTensor
         return self.to(dtype)
 
     def float(self) -> Tensor:
@@ -886,7 +966,7 @@ class Tensor:
         return _ops().div.Tensor_mode(other, self, rounding_mode="floor")
 
     def __rpow__(self, other: Any) -> Tensor:
-        return _rbinary("pow.Tensor_Tensor", self, other)
+        return _rbinary("pow.Scalar", self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
         return _rbinary("remainder.Tensor", self, other)
@@ -951,6 +1031,14 @@ def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> 
     )
 
 
+def _keeps_format(t: Tensor, memory_format: Any) -> builtins.bool:
+    """Whether ``t.to(memory_format=...)`` may return ``t`` itself (it is laid out so)."""
+    from ember.core import memory_format as mf
+
+    fmt = mf.as_memory_format(memory_format, "to")
+    return fmt is mf.preserve_format or mf.suggest_format(t._shape, t._stride) is fmt
+
+
 def _rbinary(name: str, self: Tensor, other: Any) -> Tensor:
     """``other <op> self`` for a Python scalar ``other``: structured ops wrap it themselves."""
     packet, overload = name.split(".")
@@ -990,6 +1078,8 @@ def _host_view(t: Tensor) -> np.ndarray:
     isz = t._dtype.itemsize
     if st.data is None:
         raise RuntimeError("Cannot access data of a meta tensor")
+    if 0 in t._shape:  # no element to view; the offset may lie past the end of the buffer
+        return np.empty(t._shape, dtype=t._dtype.numpy)
     return np.ndarray(
         t._shape,
         dtype=t._dtype.numpy,

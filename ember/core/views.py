@@ -457,12 +457,48 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             )
     shape.extend(self._shape[d:])
     stride.extend(self._stride[d:])
-    if self._ks & _AUTOGRAD:  # record history: one as_strided call (AsStridedBackward0)
-        from ember.dispatcher.namespace import ops
+    if self._ks & _AUTOGRAD:  # record history: one view operator
+        res = _one_view(self, index, nd - n_real)
+        if res is None:
+            from ember.dispatcher.namespace import ops
 
-        res: Tensor = ops.aten.as_strided.default(self, tuple(shape), tuple(stride), off)
+            res = ops.aten.as_strided.default(self, tuple(shape), tuple(stride), off)
         return res
     return view_of(self, Size(shape), tuple(stride), off)
+
+
+def _is_full(item: Any) -> bool:
+    return item is Ellipsis or (
+        isinstance(item, slice)
+        and item.start is None
+        and item.stop is None
+        and item.step in (None, 1)
+    )
+
+
+def _one_view(self: Tensor, index: tuple[Any, ...], fill: int) -> Tensor | None:
+    """The operator PyTorch records for ``x[index]`` when at most one item does anything
+    (``x[i]``: select, ``x[:, a:b]``: slice, ``x[..., None]``: unsqueeze, ``x[...]``: alias);
+    None for other (already validated) indices, which take one ``as_strided`` view. ``fill``
+    is the number of dims an Ellipsis stands for."""
+    from ember.dispatcher.namespace import ops
+
+    busy = [k for k, item in enumerate(index) if not _is_full(item)]
+    if len(index) == 1 and isinstance(index[0], slice):
+        busy = [0]  # ``x[:]`` is a slice (``x[:, :]`` an alias), as in PyTorch
+    if not busy:
+        return ops.aten.alias.default(self)  # type: ignore[no-any-return]
+    if len(busy) != 1 or isinstance(index[busy[0]], bool):
+        return None
+    item = index[busy[0]]
+    d = sum(fill if i is Ellipsis else 1 for i in index[: busy[0]])
+    if item is None:
+        return ops.aten.unsqueeze.default(self, d)  # type: ignore[no-any-return]
+    if isinstance(item, slice):
+        step = 1 if item.step is None else int(item.step)
+        b, e, _ = item.indices(self._shape[d])
+        return ops.aten.slice.Tensor(self, d, b, max(b, e), step)  # type: ignore[no-any-return]
+    return ops.aten.select.int(self, d, int(item.__index__()))  # type: ignore[no-any-return]
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
@@ -566,7 +602,8 @@ def split_advanced(self: Tensor, index: tuple[Any, ...]) -> tuple[Tensor, list[A
                 basic.append(slice(None))
         else:
             basic.append(i)
-    view = getitem(self, tuple(basic))
+    # x[idx] indexes x itself (PyTorch's graph has no view node before IndexBackward0)
+    view = self if all(_is_full(b) for b in basic) else getitem(self, tuple(basic))
     # view dim of each basic entry
     vdim: list[int] = []
     d = 0

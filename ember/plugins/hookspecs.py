@@ -89,6 +89,22 @@ class EmberHookSpecs:
         """
 
     @hookspec
+    def ember_set_num_threads(self, num_threads: int) -> None:
+        """Use ``num_threads`` threads for intra-op parallelism (``ember.set_num_threads``).
+
+        Called on every loaded plugin that implements it, and on a plugin that loads
+        later if a thread count was set before. ``num_threads`` is a positive int.
+        Optional: a device without a thread pool ignores it.
+        """
+
+    @hookspec(firstresult=True)
+    def ember_get_num_threads(self) -> int | None:
+        """The plugin's intra-op thread count (``ember.get_num_threads``), or None.
+
+        The first non-None answer of the loaded plugins is used.
+        """
+
+    @hookspec
     def ember_compiler_backend(self) -> Any:
         """A compiler backend object (``ember.compilers`` plugins)."""
 

@@ -33,6 +33,8 @@ __all__ = [
     "records",
     "failures",
     "plugin_manager",
+    "set_num_threads",
+    "get_num_threads",
 ]
 
 NAMESPACES = ("ember.devices", "ember.autograd", "ember.compilers", "ember.distributed")
@@ -219,6 +221,24 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
         seed = getattr(b, "manual_seed", None)
         if random._global_seed[0] is not None and seed is not None:
             seed(random._global_seed[0])
+    if _num_threads[0] is not None:
+        _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
+
+
+#: the thread count last given to ``set_num_threads``, replayed to plugins that load later
+_num_threads: list[int | None] = [None]
+
+
+def set_num_threads(n: int) -> None:
+    """Tell every loaded plugin to use ``n`` intra-op threads (``ember.set_num_threads``)."""
+    _num_threads[0] = n
+    _pm.hook.ember_set_num_threads(num_threads=n)
+
+
+def get_num_threads() -> int | None:
+    """The first loaded plugin's answer to ``ember_get_num_threads`` (None if none answers)."""
+    n: int | None = _pm.hook.ember_get_num_threads()
+    return n
 
 
 def environment(rec: PluginRecord) -> dict[str, str]:

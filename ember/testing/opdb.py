@@ -127,6 +127,9 @@ def _db() -> tuple[OpInfo, ...]:
     from ember.testing._opdb_shape import shape_infos
 
     infos.extend(shape_infos())
+    from ember.testing._opdb_linalg import linalg_infos
+
+    infos.extend(linalg_infos())
     return tuple(infos)
 
 

@@ -92,12 +92,34 @@ CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "fill_": lambda L, x, y: (x * 1).fill_(2.0),
     "zero_": lambda L, x, y: (x * 1).zero_(),
     "inplace_on_view": lambda L, x, y: _inplace_view(x * 1, y),
+    "getitem_int": lambda L, x, y: x[1],
+    "getitem_slice": lambda L, x, y: x[1:],
+    "getitem_full_slice": lambda L, x, y: x[:],
+    "getitem_dim1_int": lambda L, x, y: x[:, -1],
+    "getitem_ellipsis_slice": lambda L, x, y: x[..., ::2],
+    "getitem_none": lambda L, x, y: x[:, None],
+    "getitem_alias": lambda L, x, y: x[...],
+    "getitem_two_items": lambda L, x, y: x[1:, 0],
+    "max": lambda L, x, y: L.max(x),
+    "max_dim": lambda L, x, y: x.max(1)[0],
+    "min_dim": lambda L, x, y: L.min(x, 0, True)[0],
+    "clamp": lambda L, x, y: x.clamp(-0.5, 0.5),
+    "clamp_tensor": lambda L, x, y: x.clamp(min=y),
+    "pow_scalar": lambda L, x, y: x**2,
+    "rpow": lambda L, x, y: 2**x,
+    "flip": lambda L, x, y: x.flip(0, 1),
+    "roll": lambda L, x, y: x.roll((1, -2), (0, 1)),
+    "roll_flat": lambda L, x, y: x.roll(3),
+    "tril": lambda L, x, y: x.tril(),
+    "triu": lambda L, x, y: L.triu(x, 1),
+    "cumsum": lambda L, x, y: x.cumsum(1),
+    "repeat": lambda L, x, y: x.repeat(2, 1, 3),
 }
 
 
 #: where ember's graph differs from PyTorch's, and why (strict xfails: fixing one shows)
 KNOWN = {
-    "index": "x[idx] first takes an as_strided view in the core (AsStridedBackward0 edge)",
+    "getitem_two_items": "one as_strided view where PyTorch records a slice then a select",
     "reshape_copy": "one UnsafeViewBackward0 node where PyTorch has CloneBackward0 + it",
 }
 

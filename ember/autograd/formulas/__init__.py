@@ -82,7 +82,7 @@ class DefaultFormulas:
 plugin = DefaultFormulas()
 
 #: the modules of the default set; each owns a disjoint set of operators
-_MODULES = ("elementwise", "shape", "indexing", "lists", "factories", "nn")
+_MODULES = ("elementwise", "shape", "indexing", "lists", "factories", "nn", "linalg")
 
 
 def merge_tables(modules: tuple[str, ...] = _MODULES) -> dict[str, Any]:

@@ -136,13 +136,31 @@ def _write(buf: Tensor, base: int, geo: Geometry, g: Any, add: bool = True) -> N
             size[i] = 1
     if not isinstance(g, Tensor):
         buf.as_strided(tuple(size), stride, off - base).fill_(g)
-    elif _overlaps(tuple(size), stride):  # add slice by slice until the slices don't overlap
-        for i in range(size[0]):
-            _write(buf, base, (tuple(size[1:]), stride[1:], off + i * stride[0]), g[i], add)
+    elif _overlaps(tuple(size), stride):  # overlapping windows: one accumulating index_put_
+        idx = _flat_index(tuple(size), stride, off - base, buf)
+        aten().index_put_.default(buf, [idx], g.reshape(-1), add)
     elif add:
         buf.as_strided(tuple(size), stride, off - base).add_(g)
     else:
         buf.as_strided(tuple(size), stride, off - base).copy_(g)
+
+
+def _flat_index(shape: tuple[int, ...], stride: tuple[int, ...], off: int, like: Tensor) -> Tensor:
+    """The flat position of every element of a strided layout (row-major, int64): a broadcast
+    sum of one ``arange(n) * stride`` per dim, so no loop over elements or windows."""
+    from ember.core import dtype as dt
+
+    a = aten()
+    idx: Any = off
+    for d, (n, s) in enumerate(zip(shape, stride)):
+        if n > 1 and s:
+            view = [1] * len(shape)
+            view[d] = n
+            step = a.arange.start_step(0, n * s, s, dtype=dt.int64, device=like.device)
+            idx = step.reshape(view) + idx
+    if not isinstance(idx, Tensor):  # every dim of size 1 or stride 0: one location
+        idx = a.full.default((1,) * len(shape), off, dtype=dt.int64, device=like.device)
+    return idx.expand(shape).reshape(-1)  # type: ignore[no-any-return]
 
 
 def _overlaps(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:

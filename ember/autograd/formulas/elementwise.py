@@ -61,11 +61,33 @@ def _trigamma(x: Any) -> Any:
     return _where(neg, PI2 / (s * s) - r, r)
 
 
-def _pow_exponent(g: Any, self: Any, result: Any) -> Any:
-    # d/dy x**y = x**y * log(x); PyTorch's convention makes it 0 where x == 0 (and y >= 0).
+def _pow_exponent(g: Any, self: Any, exponent: Any, result: Any) -> Any:
+    # d/dy x**y = x**y * log(x); PyTorch's convention makes it 0 where x == 0 and y >= 0.
     if not hasattr(self, "_shape"):
+        if self == 0:
+            return g * _where(exponent >= 0, 0.0, -math.inf)
         return g * result * log_of(self)
-    return g * _where(self == 0, 0.0, result * self.log())
+    zero = self == 0
+    if hasattr(exponent, "_shape"):
+        zero = zero.logical_and(exponent >= 0)
+    elif exponent < 0:
+        return g * result * self.log()
+    return g * _where(zero, 0.0, result * self.log())
+
+
+def _pow_self(grad: Any, self: Any, exponent: Any) -> Any:
+    # zeros where the exponent is 0 (not 0 * 0 ** -1 = NaN at x == 0), as PyTorch
+    if not hasattr(exponent, "_shape"):
+        return _pow_self_scalar(grad, self, exponent)
+    return _where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
+
+
+def _pow_self_scalar(grad: Any, self: Any, exponent: Any) -> Any:
+    """``x ** c`` for a number ``c``: ``c * x ** (c - 1)``, and zeros for ``c == 0`` (not the
+    NaN of ``0 * 0 ** -1`` at ``x == 0``), as PyTorch."""
+    if exponent == 0:
+        return zeros(grad)
+    return grad * exponent * self ** (exponent - 1)
 
 
 def _clamp_self(grad: Any, self: Any, min: Any, max: Any) -> Any:
@@ -180,13 +202,18 @@ FORMULAS: dict[str, Any] = {
         lambda grad: grad,
         lambda grad, self, other: -grad * (self / other).trunc(),
     ),
-    "aten::pow.Tensor_Tensor": (
-        lambda grad, self, exponent: grad * exponent * self ** (exponent - 1),
-        _pow_exponent,
-    ),
-    # The Scalar overloads (clamp, clamp_min, clamp_max) stay Composite for now: the core's
-    # ``clamp`` also passes tensor bounds to them, which would get no edge there.
+    "aten::pow.Tensor_Tensor": (_pow_self, _pow_exponent),
+    "aten::pow.Tensor_Scalar": (_pow_self_scalar,),
+    "aten::pow_.Scalar": (_pow_self_scalar,),  # not pow.Scalar's rule (its tensor is the exponent)
+    "aten::pow.Scalar": (_pow_exponent,),
+    # Numbers select the Scalar overloads, tensors the Tensor ones (``ember.core.math_ops``
+    # ``FORMS``); ``clip`` is PyTorch's alias of ``clamp``. The in-place forms use these rules.
+    "aten::clamp": (_clamp_self,),
+    "aten::clip": (_clamp_self,),
+    "aten::clamp_min": (lambda grad, self, min: _where(self >= min, grad, 0.0),),
+    "aten::clamp_max": (lambda grad, self, max: _where(self <= max, grad, 0.0),),
     "aten::clamp.Tensor": (_clamp_self, _clamp_min_arg, _clamp_max_arg),
+    "aten::clip.Tensor": (_clamp_self, _clamp_min_arg, _clamp_max_arg),
     "aten::clamp_min.Tensor": (
         lambda grad, self, min: _where(self >= min, grad, 0.0),
         lambda grad, self, min: _where(self < min, grad, 0.0),

@@ -29,6 +29,22 @@ def _amax_grad(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool) -> An
     return expand_back(grad, self.shape, dim, keepdim) * mask / n
 
 
+def _extreme_grad(grad: Any, self: Any, result: Any) -> Any:
+    """``max()``/``min()``: the gradient shared evenly among the elements equal to the result
+    (NaN ones when it is NaN), as PyTorch's ``MaxBackward1``."""
+    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan()))
+    return grad * mask / mask.sum()
+
+
+def _select_grad(grad: Any, self_shape: Any, dim: int, keepdim: bool, result1: Any) -> Any:
+    """``max(dim)``/``min(dim)``: the whole gradient to the returned index (``MaxBackward0``)."""
+    if not self_shape:
+        return grad
+    if not keepdim:
+        grad, result1 = grad.unsqueeze(dim), result1.unsqueeze(dim)
+    return grad.new_zeros(self_shape).scatter(dim, result1, grad)
+
+
 def _mm_self(grad: Any, self: Any, other: Any) -> Any:
     if self.ndim == 1 and other.ndim == 1:
         return grad * other
@@ -91,6 +107,27 @@ def _strided(grad: Any, self_geometry: Any, result_geometry: Any) -> Any:
     return g
 
 
+def _roll_back(grad: Any, shifts: Any, dims: Any) -> Any:
+    back = -shifts if isinstance(shifts, int) else [-s for s in shifts]
+    return grad.roll(back, dims)
+
+
+def _cumsum_back(grad: Any, dim: int) -> Any:
+    """The gradient of a cumulative sum: the reversed cumulative sum of the gradient."""
+    if grad.ndim == 0:
+        return grad
+    return grad.flip(dim).cumsum(dim).flip(dim)
+
+
+def _repeat_back(grad: Any, self_shape: Any, repeats: Any) -> Any:
+    """Sum the tiles of ``repeat``: view the gradient as (r0, s0, r1, s1, ...), sum the r's."""
+    reps = [int(r) for r in repeats]
+    shape = (1,) * (len(reps) - len(self_shape)) + tuple(self_shape)
+    split = [n for pair in zip(reps, shape) for n in pair]
+    g = grad.reshape(split).sum(tuple(range(0, 2 * len(reps), 2))) if reps else grad
+    return g.reshape(tuple(self_shape))
+
+
 def _zeros(grad: Any) -> Any:
     return grad.new_zeros(grad.shape)
 
@@ -131,6 +168,10 @@ FORMULAS: dict[str, Any] = {
     "aten::prod.dim_IntList": (prod_backward,),  # exact zeros included
     "aten::amax": (_amax_grad,),
     "aten::amin": (_amax_grad,),
+    "aten::max": (_extreme_grad,),
+    "aten::min": (_extreme_grad,),
+    "aten::max.dim": (_select_grad,),
+    "aten::min.dim": (_select_grad,),
     "aten::argmax": None,
     "aten::argmin": None,
     "aten::all.dims": None,
@@ -163,6 +204,13 @@ FORMULAS: dict[str, Any] = {
     "aten::select.int": _STRIDED,
     "aten::slice.Tensor": _STRIDED,
     "aten::diagonal": _STRIDED,
+    # composites that would record a node per step (an index per dim, a cat per shift)
+    "aten::flip": (lambda grad, dims: grad.flip(dims),),
+    "aten::roll": (_roll_back,),
+    "aten::tril": (lambda grad, diagonal: grad.tril(diagonal),),
+    "aten::triu": (lambda grad, diagonal: grad.triu(diagonal),),
+    "aten::cumsum": (_cumsum_back,),
+    "aten::repeat": (_repeat_back,),
     "aten::view.dtype": None,
     "aten::detach": None,
     # -- sampling: PyTorch's normal() is not reparameterised: zero gradients ----------------

@@ -2,14 +2,18 @@
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Loss functions of ``ember.nn.functional``, composed from ember operators.
 
-Class-index losses build a one-hot mask ``target.unsqueeze(1) == arange(C)``
-and reduce with it, so no gather kernel is needed and autograd gives the
-gradients. Reductions follow PyTorch: weighted ``mean`` divides by the sum of
-the weights of non-ignored targets.
+``nll_loss`` picks each target's log-probability with one ``gather``; on the
+common path (``ignore_index`` outside ``[0, C)``) that gather's own bounds check
+proves no target is ignored or out of range, so there is no mask and no host
+sync; otherwise ignored targets are masked, and targets are checked on the host
+only when the gather fails (to raise PyTorch's "Target 3 is out of bounds.").
+Reductions follow PyTorch: weighted ``mean`` divides by the sum of the weights
+of non-ignored targets.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ember
@@ -137,24 +141,58 @@ def nll_loss(
         raise RuntimeError(
             f"Expected target size {[x.shape[0], *x.shape[2:]]}, got {list(t.shape)}"
         )
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
+    n = t.numel()
+    if n and not 0 <= ignore_index < c:
+        # No valid target equals ignore_index, so one gather whose own bounds check passes
+        # proves that no target is ignored or out of range: no mask, no host sync.
+        try:
+            picked = x.gather(1, t.unsqueeze(1))
+        except RuntimeError:
+            pass  # an ignored or a bad target: the general path below sorts out which
+        else:
+            if weight is None:
+                if reduction == "mean":
+                    return picked.sum() * (-1.0 / n)
+                if reduction == "sum":
+                    return -picked.sum()
+                loss = -picked.squeeze(1)
+                return loss.reshape(()) if unbatched else loss
+            return _weighted_nll(picked.squeeze(1), weight.gather(0, t.reshape(-1)).view(t.shape),
+                                 reduction, unbatched)  # fmt: skip
     keep = t != ignore_index
     safe = ember.where(keep, t, 0)
-    if t.numel():
-        bad = keep & ((t < 0) | (t >= c))
+    try:
+        picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
+    except RuntimeError:
+        bad = keep & ((t < 0) | (t >= c))  # only now: PyTorch's message names the target
         if bool(bad.any()):
-            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.") from None
+        raise
     w = keep.to(x.dtype)
     if weight is not None:
-        w = w * weight[safe]
-    loss = -(picked * w)
+        w = w * weight.gather(0, safe.reshape(-1)).view(t.shape)
+    return _weighted_nll(picked, w, reduction, unbatched)
+
+
+def _weighted_nll(picked: Tensor, w: Tensor, reduction: str, unbatched: bool) -> Tensor:
+    """``-picked * w`` reduced; a mean divides by the sum of the weights (PyTorch's rule)."""
     if reduction == "none":
+        loss = -(picked * w)
         return loss.reshape(()) if unbatched else loss
+    total = -(picked * w).sum()
     if reduction == "sum":
-        return loss.sum()
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+        return total
+    den = w.sum()
+    # every target ignored: NaN, with zero gradients (PyTorch's) rather than 0/0's NaN ones
+    none = den == 0
+    return ember.where(none, math.nan, total / ember.where(none, 1.0, den))
 
 
 def cross_entropy(

@@ -1,25 +1,21 @@
 # mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Pooling additions of ``ember.nn.functional``: power-average (LP) pooling,
-adaptive max pooling of any sizes, max unpooling and the ``*_with_indices`` aliases.
+adaptive max pooling (1-d and 2-d), max unpooling and the ``*_with_indices`` aliases.
 
 LP pooling is ``(sum over the window of x^p)^(1/p)``, written as the core's
-average pooling of ``x^p`` times the window size. Adaptive max pooling with
-windows of unequal sizes gathers every window, padded to the largest size by
-repeating its last index, with two ``index_select``s, then takes ``max`` over
-it; indices are mapped back to flat H*W positions with a host table. Unpooling
-scatters each
-value to its recorded flat index in a zero (N, C, prod(out)) tensor, so its
-gradient is a gather.
+average pooling of ``x^p`` times the window size. Adaptive max pooling of any
+input and output sizes is the core's ``adaptive_max_pool2d`` (PyTorch's window
+formula). Unpooling scatters each value to its recorded flat index in a zero
+(N, C, prod(out)) tensor, so its gradient is a gather.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 import ember
+from ember.core.nn_ops import _adaptive_windows as _windows  # noqa: F401 - for _volumetric
 from ember.core.tensor import Tensor
 from ember.dispatcher.namespace import ops
 from ember.nn.functional._conv import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
@@ -77,34 +73,6 @@ def lp_pool2d(
     return _lp_finish(pooled, kh * kw, float(norm_type))
 
 
-def _windows(n: int, out: int) -> tuple[np.ndarray, int]:
-    """(out, k) source indices of the adaptive windows over ``n``, padded by repetition."""
-    starts = (np.arange(out) * n) // out
-    ends = -((-(np.arange(out) + 1) * n) // out)  # ceil((i + 1) * n / out)
-    k = int((ends - starts).max())
-    idx = starts[:, None] + np.arange(k)[None, :]
-    return np.minimum(idx, (ends - 1)[:, None]), k
-
-
-def _adaptive_max(input: Tensor, oh: int, ow: int) -> tuple[Tensor, Tensor]:
-    """Adaptive max pooling of the last two dims into (oh, ow), values and flat indices."""
-    h, w = input.shape[-2], input.shape[-1]
-    if h % oh == 0 and w % ow == 0:
-        return ops.aten.adaptive_max_pool2d.default(input, (oh, ow))
-    hi, kh = _windows(h, oh)
-    wi, kw = _windows(w, ow)
-    dev = input.device
-    rows = input.index_select(-2, ember.from_numpy(hi.reshape(-1)).to(dev))
-    win = rows.index_select(-1, ember.from_numpy(wi.reshape(-1)).to(dev))
-    lead = tuple(input.shape[:-2])
-    k = len(lead)
-    win = win.reshape(*lead, oh, kh, ow, kw).permute(*range(k), k, k + 2, k + 1, k + 3)
-    values, local = win.reshape(*lead, oh, ow, kh * kw).max(-1)
-    flat = (hi[:, None, :, None] * w + wi[None, :, None, :]).reshape(oh, ow, kh * kw)
-    table = ember.from_numpy(np.ascontiguousarray(flat)).to(dev).expand(*lead, oh, ow, kh * kw)
-    return values, table.gather(-1, local.unsqueeze(-1)).squeeze(-1)
-
-
 def _out_sizes(output_size: Any, h: int, w: int) -> tuple[int, int]:
     size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     return (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
@@ -124,7 +92,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
             f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
         )
     oh, ow = _out_sizes(output_size, input.shape[-2], input.shape[-1])
-    out, idx = _adaptive_max(input, oh, ow)
+    out, idx = ops.aten.adaptive_max_pool2d.default(input, (oh, ow))
     return (out, idx) if return_indices else out
 
 
@@ -143,7 +111,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
             "#1 'self' (while checking arguments for adaptive_max_pool1d)"
         )
     (size,) = _ntuple(output_size, 1)
-    out, idx = _adaptive_max(input.unsqueeze(-2), 1, size)
+    out, idx = ops.aten.adaptive_max_pool2d.default(input.unsqueeze(-2), (1, size))
     out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out
 
