@@ -38,7 +38,7 @@ def _mats(*shapes: tuple[int, ...], spd: bool = False, **kw: Any) -> Build:
             for s in shapes:
                 a = make_tensor(s, dtype, dev, low=-1, high=1, generator=rng, noncontiguous=nc)
                 if spd:
-                    a = a @ a.mT + ember.eye(s[-1], dtype=a.dtype, device=dev) * s[-1]
+                    a = a @ a.mT + ember.eye(s[-1], dtype=a.dtype, device=dev).mul(s[-1])
                 yield SampleInput((a,), dict(kw), f"{s}{' strided' if nc else ''}")
 
     return build
@@ -49,9 +49,13 @@ def _triangular(dtype: str, dev: str, rng: Any) -> Iterable[SampleInput]:
 
     for upper in (True, False):
         a = make_tensor((2, 4, 4), dtype, dev, low=-1, high=1, generator=rng)
-        a = a + ember.eye(4, dtype=a.dtype, device=dev) * 4
+        a = a + ember.eye(4, dtype=a.dtype, device=dev).mul(4)
         b = make_tensor((4, 3), dtype, dev, generator=rng, noncontiguous=True)
         yield SampleInput((a, b), {"upper": upper}, f"upper={upper}, broadcast B")
+
+
+def _gen(build: Build) -> Callable[[OpInfo, str, str, Any], Iterable[SampleInput]]:
+    return lambda info, dtype, dev, rng: build(dtype, dev, rng)
 
 
 def _pick(op: Any, index: int) -> Any:
@@ -105,7 +109,7 @@ def linalg_infos() -> list[OpInfo]:
                 op=op if index < 0 else _pick(op, index),
                 ref=ref,
                 dtypes=F32_64,
-                sample_inputs=lambda info, dtype, dev, rng, b=build: b(dtype, dev, rng),
+                sample_inputs=_gen(build),
                 differentiable=False,
                 primitive=primitive,
                 kind="composite",
