@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import json
 
-try:
-    from ._C import ffi, lib
-except ImportError as _exc:  # pragma: no cover - only when the rpath does not resolve
-    if "openblas" not in str(_exc):
-        raise
-    import ctypes
-    import os
+from ._tuning import blas_core
 
-    import scipy_openblas32 as _ob
+with blas_core():  # Note [BLAS kernel set]: OpenBLAS picks its kernels when it loads
+    try:
+        from ._C import ffi, lib
+    except ImportError as _exc:  # pragma: no cover - only when the rpath does not resolve
+        if "openblas" not in str(_exc):
+            raise
+        import ctypes
+        import os
 
-    ctypes.CDLL(
-        os.path.join(_ob.get_lib_dir(), _ob.get_library(fullname=True)), mode=ctypes.RTLD_GLOBAL
-    )
-    from ._C import ffi, lib
+        import scipy_openblas32 as _ob
+
+        ctypes.CDLL(
+            os.path.join(_ob.get_lib_dir(), _ob.get_library(fullname=True)),
+            mode=ctypes.RTLD_GLOBAL,
+        )
+        from ._C import ffi, lib
 
 __all__ = [
     "SHORT",

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember.plugins import Capabilities, DeviceBackend
-from ember_cpu._tuning import tune_malloc
+from ember_cpu._tuning import blas_corename, tune_malloc
 
 __all__ = ["CPUBackend", "CPUGenerator"]
 
@@ -83,7 +83,7 @@ class CPUBackend(DeviceBackend):
             "threads (OpenMP)": str(_C.lib.ember_cpu_num_threads())
             if hasattr(_C.lib, "ember_cpu_num_threads")
             else str(os.cpu_count()),
-            "BLAS": "scipy-openblas32",
+            "BLAS": f"scipy-openblas32, kernels {blas_corename()}",
             "malloc": "glibc, mmap threshold 32 MiB, trim 256 MiB"
             if tune_malloc()
             else "system default",
