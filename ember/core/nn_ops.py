@@ -80,8 +80,38 @@ def _check_conv(op: str, x: Tensor, w: Tensor, groups: int, transposed: bool) ->
         )
 
 
+#: bytes of im2col columns made at once (Note [Convolution in batch chunks])
+CONV_CHUNK_BYTES = 8 << 20
+
+
 def _conv2d(x: Tensor, w: Tensor, bias: Tensor | None, stride: Any, padding: Any,
             dilation: Any, groups: int) -> Tensor:  # fmt: skip
+    n, cin, h, wd = x._shape
+    cout, cpg, kh, kw = w._shape
+    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    per_image = cin * kh * kw * max(oh, 0) * max(ow, 0) * x._dtype.itemsize
+    if n > 1 and per_image and n * per_image > CONV_CHUNK_BYTES:
+        # Note [Convolution in batch chunks]: the columns of a whole batch are 9x its
+        # input for a 3x3 kernel (231 MB for 32x64x56x56); made a few images at a time
+        # they stay in cache between im2col writing and the GEMM reading them, and a
+        # forward pass without autograd never holds more than one chunk.
+        step = max(1, CONV_CHUNK_BYTES // per_image)
+        parts = [  # split, not narrow: one node whose backward is one cat
+            _conv2d_cols(xi, w, stride, padding, dilation, groups)
+            for xi in _aten().split.Tensor(x, step, 0)
+        ]
+        out = _aten().cat.default(parts, 0)
+    else:
+        out = _conv2d_cols(x, w, stride, padding, dilation, groups)
+    if bias is not None:
+        out = out + bias.view(1, cout, 1, 1)
+    return out
+
+
+def _conv2d_cols(x: Tensor, w: Tensor, stride: Any, padding: Any, dilation: Any,
+                 groups: int) -> Tensor:  # fmt: skip
+    """The convolution of ``x`` without bias: im2col and one (grouped) matrix product."""
     n, cin, h, wd = x._shape
     cout, cpg, kh, kw = w._shape
     aten = _aten()
@@ -94,10 +124,7 @@ def _conv2d(x: Tensor, w: Tensor, bias: Tensor | None, stride: Any, padding: Any
     else:
         cols = cols.view(n, groups, cpg * kh * kw, length)
         out = w.reshape(groups, cout // groups, cpg * kh * kw).matmul(cols)
-    out = out.reshape(n, cout, oh, ow)
-    if bias is not None:
-        out = out + bias.view(1, cout, 1, 1)
-    return out
+    return out.reshape(n, cout, oh, ow)
 
 
 def _conv_transpose2d(x: Tensor, w: Tensor, bias: Tensor | None, stride: Any, padding: Any,

@@ -65,6 +65,20 @@ def test_conv2d(kw):
     )
 
 
+@pytest.mark.parametrize("kw", CONV)
+def test_conv2d_in_batch_chunks(kw, monkeypatch):
+    """Note [Convolution in batch chunks]: values and gradients as one whole-batch product."""
+    from ember.core import nn_ops
+
+    monkeypatch.setattr(nn_ops, "CONV_CHUNK_BYTES", 2000)  # a couple of images per chunk
+    x = RNG.standard_normal((7, 4, 7, 8))
+    w = RNG.standard_normal((8, 4 // kw.get("groups", 1), 3, 3))
+    b = RNG.standard_normal(8)
+    check(
+        lambda x, w, b: F.conv2d(x, w, b, **kw), lambda x, w, b: TF.conv2d(x, w, b, **kw), x, w, b
+    )
+
+
 def test_conv2d_same_valid_unbatched_and_errors():
     x = RNG.standard_normal((3, 6, 6))
     w = RNG.standard_normal((2, 3, 4, 3))
