@@ -4,8 +4,8 @@ Prints, per case, the median time of ``--repeat`` runs (ms) of each library, the
 throughput ratios ``torch/ember`` and ``numpy/ember`` (> 1: ember is faster), the target
 the issue sets for ``torch/ember``, and the peak memory each library's call needs (MiB:
 the growth of the process's peak RSS over two calls, in a fresh process per library and
-case, ``benchmarks/_memory.py``). The libraries alternate run by run, so a busy machine
-slows all of them alike; every library runs at ``--threads`` threads.
+case, ``benchmarks/_memory.py``). Each library's runs form blocks, in the order ember,
+torch, numpy, then back (see ``timed``); every library runs at ``--threads`` threads.
 
 Run:  python benchmarks/ops.py [--repeat 9] [--threads 2] [--quick] [--no-memory]
       [--cases sgemm,conv]   (substrings of the case names)
@@ -147,16 +147,25 @@ def cases(quick: bool) -> list[tuple[str, float, object]]:
 
 
 def timed(fns, repeat: int) -> list[float]:
-    """Median ms of each callable (None -> NaN), the callables taking turns."""
+    """Median ms of each callable (None -> NaN).
+
+    Each library runs its repeats in a block (after a warm-up call and a short pause),
+    and the blocks run forwards then backwards (ember, torch, numpy, numpy, torch,
+    ember), so slow drift of a shared machine hits every library alike. Not run by run:
+    the libraries' thread pools spin for a while after each call (OpenMP, OpenBLAS), and
+    interleaving single calls made each library pay for the previous one's spinning.
+    """
     live = [f for f in fns if f is not None]
-    for f in live:
-        f()
     times: dict[int, list[float]] = {id(f): [] for f in live}
-    for _ in range(repeat):
-        for f in live:
-            t0 = time.perf_counter()
+    half = max(1, repeat // 2)
+    for order in (live, live[::-1]):
+        for f in order:
             f()
-            times[id(f)].append(time.perf_counter() - t0)
+            time.sleep(0.05)
+            for _ in range(half):
+                t0 = time.perf_counter()
+                f()
+                times[id(f)].append(time.perf_counter() - t0)
     return [1e3 * statistics.median(times[id(f)]) if f is not None else float("nan") for f in fns]
 
 

@@ -83,6 +83,7 @@ def speed(case: str, steps: int, repeat: int, threads: int) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
+            time.sleep(0.05)  # let the other library's spinning thread pool go idle
             t0 = time.perf_counter()
             for _ in range(steps):
                 fn()
