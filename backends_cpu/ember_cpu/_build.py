@@ -554,6 +554,7 @@ def ew_kernel(
 FOLD_TEMPLATE = Template(r"""
 #define M_${name}(c, v) (${MERGE})
 #pragma omp declare reduction(r_${name} : ${ACC} : omp_out = M_${name}(omp_out, omp_in)) initializer(omp_priv = ${INIT})
+#pragma omp declare reduction(rb_${name} : ${BACC} : omp_out = M_${name}(omp_out, omp_in)) initializer(omp_priv = ${INIT})
 static void ri_${name}(void *acc, int64_t n)
 { ${ACC} *A = (${ACC} *)acc; for (int64_t i = 0; i < n; i++) A[i] = ${INIT}; }
 static void rs_${name}(void *accp, const char *p, int64_t n, int64_t s, int64_t idx0)
@@ -561,15 +562,17 @@ static void rs_${name}(void *accp, const char *p, int64_t n, int64_t s, int64_t 
     ${ACC} acc = *(${ACC} *)accp;
     (void)idx0;
     if (s == (int64_t)sizeof(${T})) {
-        /* blocks of ${BLK}: SIMD lanes accumulate within a block, blocks are
-         * combined sequentially (keeps float sums accurate) */
+        /* blocks of ${BLK}: SIMD lanes of ${BACC} accumulate within a block, blocks are
+         * combined sequentially in ${ACC} (keeps float sums accurate). float32 sums
+         * use float lanes over blocks of 1024 (64 elements per lane), 1.4x the
+         * throughput of converting every element to double. */
         const ${T} *a = (const ${T} *)p;
         for (int64_t i0 = 0; i0 < n; i0 += ${BLK}) {
             const int64_t i1 = n - i0 < ${BLK} ? n : i0 + ${BLK};
-            ${ACC} bacc = ${INIT};
-#pragma omp simd reduction(r_${name} : bacc) simdlen(${L})
-            for (int64_t i = i0; i < i1; i++) { const ${T} x = a[i]; const ${ACC} v = ${LOAD}; const ${ACC} c = bacc; bacc = ${UPD}; }
-            acc = M_${name}(acc, bacc);
+            ${BACC} bacc = ${INIT};
+#pragma omp simd reduction(rb_${name} : bacc) simdlen(${L})
+            for (int64_t i = i0; i < i1; i++) { const ${T} x = a[i]; const ${BACC} v = ${LOADB}; const ${BACC} c = bacc; bacc = ${UPD}; }
+            acc = M_${name}(acc, (${ACC})bacc);
         }
     } else {
         for (int64_t i = 0; i < n; i++) { const ${T} x = *(const ${T} *)(p + i * s); const ${ACC} v = ${LOAD}; const ${ACC} c = acc; acc = ${UPD}; }
@@ -599,7 +602,19 @@ static void rf_${name}(char *o, int64_t os, const void *accp, int64_t n, int64_t
     (void)count;
     for (int64_t i = 0; i < n; i++) { const ${ACC} c = A[i]; *(${OT} *)(o + i * os) = (${OT})(${FIN}); }
 }
-static const em_redops ro_${name} = {sizeof(${ACC}), ri_${name}, rs_${name}, rc_${name}, rm_${name}, rf_${name}};
+/* rows of n contiguous elements, one output each: the fold and the finish inlined (no
+ * callback per row; 4096 rows of 64 paid more for the calls than for the adds) */
+static void rr_${name}(char *o, int64_t os, const char *a, int64_t as, int64_t rows, int64_t n, int64_t count)
+{
+    (void)count;
+    for (int64_t r = 0; r < rows; r++) {
+        ${ACC} acc = ${INIT};
+        rs_${name}(&acc, a + r * as, n, (int64_t)sizeof(${T}), 0);
+        const ${ACC} c = acc;
+        *(${OT} *)(o + r * os) = (${OT})(${FIN});
+    }
+}
+static const em_redops ro_${name} = {sizeof(${ACC}), ri_${name}, rs_${name}, rc_${name}, rm_${name}, rf_${name}, rr_${name}};
 int em_r_${name}(int nd, const int64_t *meta, char *o, int64_t oo, char *a, int64_t ao)
 {
     return em_reduce(&ro_${name}, nd, meta, o + oo * (int64_t)sizeof(${OT}), sizeof(${OT}),
@@ -1086,11 +1101,15 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
                 return e
 
             name = f"{op}_{s}"
+            # float32 sums: float lanes inside a block, double across blocks
+            bacc = ct if (op in ("sum", "mean") and dt == "float32") else acc
             parts.append(
                 FOLD_TEMPLATE.substitute(
                     name=name,
                     T=ct,
                     ACC=acc,
+                    BACC=bacc,
+                    LOADB=r(load).replace(f"({acc})", f"({bacc})"),
                     OT="uint8_t" if outk == "bool" else ct,
                     INIT=r(init),
                     LOAD=r(load),
@@ -1098,7 +1117,7 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
                     MERGE=r(merge),
                     FIN=r(fin),
                     L=32 if isz <= 2 else 16,
-                    BLK=8192,
+                    BLK=1024 if bacc != acc else 8192,
                     grain=GRAIN_CHEAP,
                 )
             )

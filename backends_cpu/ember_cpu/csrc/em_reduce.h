@@ -32,6 +32,10 @@ typedef struct {
     void (*merge)(void *acc, const void *other, int64_t n);
     /* write n results with byte stride os; count = reduced element count */
     void (*fin)(char *o, int64_t os, const void *acc, int64_t n, int64_t count);
+    /* optional: `rows` rows of n contiguous elements (byte strides as, os) -> one result
+     * each, fold and finish inlined; NULL where the generic path serves */
+    void (*rows)(char *o, int64_t os, const char *a, int64_t as, int64_t rows, int64_t n,
+                 int64_t count);
 } em_redops;
 
 typedef struct {
@@ -178,6 +182,27 @@ static int em_reduce(const em_redops *op, int nd, const int64_t *meta,
     }
     int64_t total = nout * P.count;
     int nth = (total >= grain) ? em_max_threads() : 1;
+
+    /* rows: one kept dim, the reduced dim contiguous (sum(-1) of a matrix) */
+    if (P.inner_mode && op->rows && P.nr == 1 && P.nk == 1 && P.ra[0] == asz
+        && (nth <= 1 || nout >= nth)) {
+        const int64_t ka = P.ka[0], ko = P.ko[0], n = P.rs[0];
+        if (nth <= 1) {
+            op->rows(o, ko, a, ka, nout, n, P.count);
+            return 0;
+        }
+#pragma omp parallel num_threads(nth)
+        {
+#ifdef _OPENMP
+            int t = omp_get_thread_num(), T = omp_get_num_threads();
+#else
+            int t = 0, T = 1;
+#endif
+            const int64_t lo = nout * t / T, hi = nout * (t + 1) / T;
+            if (hi > lo) op->rows(o + lo * ko, ko, a + lo * ka, ka, hi - lo, n, P.count);
+        }
+        return 0;
+    }
     size_t abytes = (size_t)(EM_JB * op->accsize);
 
     if (nth <= 1 || W >= nth || P.rs[0] < 2) {
