@@ -22,11 +22,46 @@ from ember.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from ember.core import _builtins, structured  # noqa: F401 - registers drivers
-from ember.core import api as _api
-from ember.core import api_extra as _api_extra
 from ember.core._printing import set_printoptions
-from ember.core.api import (
+from ember.core.device import device
+from ember.core.dtype import (
+    bfloat16,
+    dtype,
+    finfo,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ember.core.dtype import (
+    bool_ as bool,
+)
+from ember.core.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from ember.core.tensor import Size, Tensor
+from ember.dispatcher.namespace import ops
+from ember.dispatcher.out import add_out_support as _add_out_support
+from ember.operators import drivers as _drivers  # noqa: F401 - registers drivers
+from ember.operators import forms as _api
+from ember.operators import misc_forms as _api_extra
+from ember.operators import registration as _registration
+from ember.operators.factories import as_tensor, from_numpy, tensor
+from ember.operators.forms import (
     all,
     amax,
     amin,
@@ -62,7 +97,17 @@ from ember.core.api import (
     unique,
     zeros,
 )
-from ember.core.config import (
+from ember.operators.generator import (
+    Generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ember.operators.legacy_types import TENSOR_TYPES as _TENSOR_TYPES
+from ember.operators.legacy_types import set_default_tensor_type
+from ember.plugins.switches import (
     are_deterministic_algorithms_enabled,
     e,
     get_default_device,
@@ -85,58 +130,14 @@ from ember.core.config import (
     set_warn_always,
     use_deterministic_algorithms,
 )
-from ember.core.device import device
-from ember.core.dtype import (
-    bfloat16,
-    dtype,
-    finfo,
-    float16,
-    float32,
-    float64,
-    get_default_dtype,
-    iinfo,
-    int8,
-    int16,
-    int32,
-    int64,
-    promote_types,
-    set_default_dtype,
-    uint8,
-)
-from ember.core.dtype import (
-    bool_ as bool,
-)
-from ember.core.factories import as_tensor, from_numpy, tensor
-from ember.core.legacy_types import TENSOR_TYPES as _TENSOR_TYPES
-from ember.core.legacy_types import set_default_tensor_type
-from ember.core.memory_format import (
-    channels_last,
-    channels_last_3d,
-    contiguous_format,
-    layout,
-    memory_format,
-    preserve_format,
-    strided,
-)
-from ember.core.random import (
-    Generator,
-    get_rng_state,
-    initial_seed,
-    manual_seed,
-    seed,
-    set_rng_state,
-)
-from ember.core.tensor import Size, Tensor
-from ember.dispatcher.namespace import ops
-from ember.dispatcher.out import add_out_support as _add_out_support
 from ember.serialization import load, save
 
-_builtins.load()
-globals().update({k: v for k, v in _builtins.functions.items() if k not in globals()})
+_registration.load()
+globals().update({k: v for k, v in _registration.functions.items() if k not in globals()})
 globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
 globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
 # out= on the ember.* functions (ember/dispatcher/out.py)
-_add_out_support(globals(), [*_builtins.functions, *_api.__all__, *_api_extra.__all__])
+_add_out_support(globals(), [*_registration.functions, *_api.__all__, *_api_extra.__all__])
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
@@ -306,5 +307,5 @@ __all__ = sorted(
         *_NN_NAMES,
         *_api_extra.__all__,
     ]
-    + sorted(_builtins.functions)
+    + sorted(_registration.functions)
 )

@@ -10,7 +10,7 @@ def info() -> str:
     import numpy as np
 
     import ember
-    from ember.core import devices
+    from ember.dispatcher import devices
     from ember.plugins import manager
 
     lines = [

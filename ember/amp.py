@@ -259,7 +259,7 @@ def _available(device_type: str) -> bool:
 
         return cuda.is_available()
     try:
-        from ember.core import devices
+        from ember.dispatcher import devices
 
         return bool(devices.backend(_device(device_type).type).is_available())
     except RuntimeError:

@@ -103,7 +103,7 @@ def impl(
 
     ``fn`` takes the schema's arguments positionally. For a structured operator
     (one with ``kind:`` in ops.yaml) a device kernel instead receives the
-    preallocated output first (``ember/core/structured.py`` lists each family's
+    preallocated output first (``ember/operators/drivers.py`` lists each family's
     call). A second registration for the same operator and key raises
     RuntimeError naming both, unless ``allow_override``.
     """
@@ -167,7 +167,7 @@ def register_formula(op: str | OpOverload, rule: Any, *, namespace: str = "aten"
 
 def register_device(backend: DeviceBackend) -> Handle:
     """Register a device backend directly (plugins normally do this through their hook)."""
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     devices.register_backend(backend)
     return Handle(lambda: devices.unregister_backend(backend.name), f"device {backend.name}")
@@ -183,7 +183,7 @@ def capabilities(device: str) -> Capabilities:
     """
     from dataclasses import replace
 
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     b = devices.backend(device)
     key = dk.device_key(device)

@@ -5,7 +5,7 @@ whose Composite kernel lives in ``ember/core/linalg_*.py``, so every device with
 the primitive set runs them and autograd differentiates them. The factorizations
 (``cholesky``, ``qr``, ``eigh``, ``svd``, ``lu_factor``, ``solve_triangular``) are
 primitives with LAPACK kernels on the CPU that other devices run through the CPU
-(``ember/core/linalg_decomp.py``, Note [Linalg host fallback]).
+(``ember/operators/linalg_factorizations.py``, Note [Linalg host fallback]).
 
 Examples:
     >>> import ember
@@ -20,15 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ember.core.linalg_decomp import (
+from ember.core.tensor import Tensor
+from ember.dispatcher.namespace import ops
+from ember.operators.linalg_factorizations import (
     LinAlgError,
     check_matrix,
     check_qr_mode,
     raise_cholesky,
     raise_lu,
 )
-from ember.core.tensor import Tensor
-from ember.dispatcher.namespace import ops
 
 __all__ = [
     "norm",
@@ -309,7 +309,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  #
         tensor([[1.],
                 [1.]])
     """
-    from ember.core.linalg_derived import solve_triangular as solve
+    from ember.operators.linalg_derived import solve_triangular as solve
 
     return solve(A, B, upper, left, unitriangular)
 

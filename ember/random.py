@@ -1,4 +1,4 @@
-"""``ember.random``: PyTorch's ``torch.random`` module, over ``ember.core.random``.
+"""``ember.random``: PyTorch's ``torch.random`` module, over ``ember.operators.generator``.
 
 Seeding (``manual_seed``, ``seed``, ``initial_seed``), the CPU generator's state as a
 uint8 tensor (``get_rng_state``, ``set_rng_state``), ``fork_rng`` and
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.core.random import (
+from ember.operators.generator import (
     Generator,
     fork_rng,
     get_rng_state,
@@ -41,7 +41,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name == "default_generator":
         from ember.core.device import device
-        from ember.core.random import default_generator
+        from ember.operators.generator import default_generator
 
         return default_generator(device("cpu"))
     raise AttributeError(f"module 'ember.random' has no attribute '{name}'")

@@ -91,7 +91,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 def round(input: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
     """Round half to even (floating point only, unlike ``ember.round``)."""
-    from ember.core.math_api import round as _round
+    from ember.operators.math_forms import round as _round
 
     if not input.is_floating_point():
         names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
@@ -107,7 +107,7 @@ def sinc(input: Tensor) -> Tensor:
 
 
 def xlogy(input: Any, other: Any) -> Tensor:
-    from ember.core.math_api import FUNCTIONS
+    from ember.operators.math_forms import FUNCTIONS
 
     return FUNCTIONS["xlogy"](input, other)  # type: ignore[no-any-return]
 
@@ -190,7 +190,7 @@ def entr(input: Tensor) -> Tensor:
 
 def xlog1py(input: Any, other: Any) -> Tensor:
     """``input * log1p(other)``, 0 where ``input`` is 0 unless ``other`` is NaN."""
-    from ember.core.structured import result_type
+    from ember.operators.drivers import result_type
 
     t = input if isinstance(input, Tensor) else other
     d = result_type(input, other)

@@ -83,9 +83,9 @@ def _ensure_loaded() -> None:
             return
         from ember import library
         from ember.autograd import formulas, kernel
-        from ember.core import _builtins
+        from ember.operators import registration
 
-        _builtins.autograd_fallthrough.remove()
+        registration.autograd_fallthrough.remove()
         library.fallback(kernel.autograd_kernel, "Autograd")
         formulas.table()
         _loaded = True

@@ -84,7 +84,7 @@ def _root_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]
             with no_grad():
                 g = _ops().ones_like.default(t)
         elif not isinstance(g, Tensor):
-            from ember.core.factories import tensor as _tensor
+            from ember.operators.factories import tensor as _tensor
 
             g = _tensor(g, dtype=t._dtype, device=t._device)
         elif tuple(g._shape) != tuple(t._shape):

@@ -173,7 +173,7 @@ def _defined_on(cls: type) -> set[str]:
 
 
 def _wire(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any) -> Any:
-    from ember.core.views import view_of
+    from ember.operators.views import view_of
 
     ctx._arg_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     ctx.next_edges = [edge_of(args[i]) for i in ctx._arg_pos]
@@ -222,7 +222,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
 class _DelayedErrorFn(Function):
     @staticmethod
     def forward(ctx: Any, results: tuple[Any, ...], *grads: Any) -> Any:
-        from ember.core.views import view_of
+        from ember.operators.views import view_of
 
         outs = tuple(
             view_of(r, r._shape, r._stride, r._offset) if isinstance(r, Tensor) else r

@@ -13,7 +13,7 @@ __all__ = ["is_available", "is_built"]
 
 def is_available() -> bool:
     """Whether an ``mps`` device plugin is installed and available."""
-    from ember.core import devices
+    from ember.dispatcher import devices
     from ember.plugins import manager
 
     if not any(r.name == "mps" for r in manager.discover("ember.devices")):

@@ -2,7 +2,7 @@
 
 A tensor is metadata (shape, stride, storage offset, dtype, device, dispatch
 keys) over a ``Storage``. Views make new metadata over the same storage; no
-device is involved (``ember.core.views``). Everything that computes goes
+device is involved (``ember.operators.views``). Everything that computes goes
 through an operator (``ember.ops.aten.*``), so every device and every dispatch
 key sees the same calls.
 
@@ -579,7 +579,7 @@ class Tensor:
             )
         if self._dtype is dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        from ember.core.devices import backend
+        from ember.dispatcher.devices import backend
 
         if not backend(self._device.type).host_memory:
             if not force:
@@ -692,7 +692,7 @@ class Tensor:
     # -- new_* factories -----------------------------------------------------------------------
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
-        from ember.core.structured import new_empty
+        from ember.operators.drivers import new_empty
 
         shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
         t = new_empty(tuple(int(s) for s in shape), dtype or self._dtype,
@@ -716,7 +716,7 @@ class Tensor:
 
     def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
                    requires_grad: builtins.bool = False) -> Tensor:  # fmt: skip
-        from ember.core.factories import tensor
+        from ember.operators.factories import tensor
 
         return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
                       requires_grad=requires_grad)  # fmt: skip
@@ -742,7 +742,7 @@ class Tensor:
                 non_blocking = a
             else:
                 raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
-        from ember.core.devices import normalize
+        from ember.dispatcher.devices import normalize
 
         target = None if dev is None else normalize(dev)
         if (
@@ -889,12 +889,12 @@ class Tensor:
         return self.mT
 
     def __getitem__(self, index: Any) -> Tensor:
-        from ember.core.views import getitem
+        from ember.operators.views import getitem
 
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ember.core.views import setitem
+        from ember.operators.views import setitem
 
         setitem(self, index, value)
 
@@ -921,12 +921,12 @@ class Tensor:
         return _ops().any.dims(self, _dims(dim), keepdim)
 
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        from ember.core.functional import max as _max
+        from ember.operators.matmul import max as _max
 
         return _max(self, dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        from ember.core.functional import min as _min
+        from ember.operators.matmul import min as _min
 
         return _min(self, dim, keepdim)
 
@@ -1008,8 +1008,8 @@ def _legacy_dtype(name: str) -> dt.dtype:
 
 def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> Tensor:
     """The legacy constructors ``Tensor(*sizes)``, ``Tensor(data)`` and ``x.new(...)``."""
-    from ember.core.api import empty
-    from ember.core.factories import tensor
+    from ember.operators.factories import tensor
+    from ember.operators.forms import empty
 
     if not args:
         return empty(0, dtype=dtype, device=dev)
@@ -1091,7 +1091,7 @@ def _host_view(t: Tensor) -> np.ndarray:
 
 def _host_array(t: Tensor) -> np.ndarray:
     """The tensor's values as a numpy array (a view for host memory, a copy otherwise)."""
-    from ember.core.devices import backend
+    from ember.dispatcher.devices import backend
 
     b = backend(t._device.type)
     if b.host_memory:

@@ -60,7 +60,7 @@ def __getattr__(name: str) -> Any:
 
 def _backend() -> Any:
     """The cuda DeviceBackend, or None when no plugin provides one (or it failed to load)."""
-    from ember.core import devices
+    from ember.dispatcher import devices
     from ember.plugins import manager
 
     b = devices.registered().get(_TYPE)
@@ -114,7 +114,7 @@ def device_count() -> int:
 
 def is_initialized() -> bool:
     """Whether the ``cuda`` backend has been loaded in this process."""
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     return _TYPE in devices.registered()
 
@@ -166,7 +166,7 @@ def manual_seed(seed: int) -> None:
         >>> ember.cuda.manual_seed(0)
     """
     if is_available():
-        from ember.core.random import default_generator
+        from ember.operators.generator import default_generator
 
         default_generator(_device(_TYPE, _current[0])).manual_seed(seed)
 
@@ -178,7 +178,7 @@ def manual_seed_all(seed: int) -> None:
         >>> import ember
         >>> ember.cuda.manual_seed_all(0)
     """
-    from ember.core.random import default_generator
+    from ember.operators.generator import default_generator
 
     for i in range(device_count()):
         default_generator(_device(_TYPE, i)).manual_seed(seed)
@@ -187,7 +187,7 @@ def manual_seed_all(seed: int) -> None:
 def seed() -> None:
     """Seed the current CUDA device's generator with a random number (no-op without CUDA)."""
     if is_available():
-        from ember.core.random import default_generator
+        from ember.operators.generator import default_generator
 
         default_generator(_device(_TYPE, _current[0])).seed()
 

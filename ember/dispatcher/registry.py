@@ -74,7 +74,7 @@ _packets: dict[str, OpOverloadPacket] = {}
 #: Hooks that turn a device kernel into a callable of the op's signature (structured ops).
 _drivers: dict[str, Callable[[OpOverload, Callable[..., Any]], Callable[..., Any]]] = {}
 _plugin_failures: Callable[[], list[str]] = list
-_device_mask_of: Callable[[Any], int] = lambda d: 0  # noqa: E731 - set by ember.core.devices
+_device_mask_of: Callable[[Any], int] = lambda d: 0  # noqa: E731 - set by ember.dispatcher.devices
 _default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
 
 

@@ -21,8 +21,8 @@ import numpy as np
 
 import ember
 from ember.autograd.grad_mode import no_grad
-from ember.core.random import Generator
 from ember.core.tensor import Tensor
+from ember.operators.generator import Generator
 
 __all__ = [
     "calculate_gain",

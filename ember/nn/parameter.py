@@ -35,7 +35,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
-            from ember.core.api import empty
+            from ember.operators.forms import empty
 
             data = empty(0)
         if not isinstance(data, Tensor):

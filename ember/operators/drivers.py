@@ -45,7 +45,7 @@ _dev_info: dict[device, tuple[Callable[[int, device], Any], int, frozenset[dt.dt
 
 
 def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.dtype]]:
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     b = devices.backend(dev.type)
     native = frozenset(getattr(dt, n) for n in b.capabilities().native_half)
@@ -156,8 +156,8 @@ def _primitive(qualname: str, dev: device) -> Kernel:
     """The raw device kernel of a primitive every device must have (copy_, fill_)."""
     k = _primitives.get((qualname, dev))
     if k is None:
-        from ember.core import devices
         from ember.core import dispatch_key as dk
+        from ember.dispatcher import devices
 
         ks = devices.mask(dev)
         if ks == dk.Meta.mask:
@@ -650,7 +650,7 @@ def _clone(t: Tensor) -> Tensor:
 
 def _to_device(src: Tensor, dev: device) -> Tensor:
     """Move a tensor's values to another device through host memory."""
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     s = src if src.is_contiguous() else _clone(src)
     sb = devices.backend(s._device.type)
@@ -691,7 +691,7 @@ def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:
 def _random_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def random(self: Tensor, *params: Any) -> Tensor:
         *args, gen = params
-        from ember.core.random import generator_impl
+        from ember.operators.generator import generator_impl
 
         kernel(self, *args, generator_impl(gen, self._device))
         self._storage.version += 1

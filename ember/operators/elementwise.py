@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.structured import _TORCH_NAMES, result_type, scalar_tensor
 from ember.core.tensor import Tensor
+from ember.operators.drivers import _TORCH_NAMES, result_type, scalar_tensor
 
 __all__ = ["COMPOSITES", "FORMS", "inplace", "FINFO", "nextafter_half"]
 
@@ -478,7 +478,7 @@ def _ipow(self: Tensor, exponent: Any) -> Tensor:
 
 
 #: Python forms bound as ``Tensor`` methods (and, without a trailing ``_``, ``ember`` functions)
-#: by ``ember.core._builtins``; they replace the schema's entry points of the same names.
+#: by ``ember.operators.registration``; they replace the schema's entry points of the same names.
 FORMS: dict[str, Callable[..., Any]] = {
     "clamp": clamp_form,
     "clip": _clamp_form("clip"),
@@ -549,7 +549,7 @@ def equal(self: Tensor, other: Tensor) -> bool:
     return bool((self == other).all())
 
 
-#: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.core._builtins``).
+#: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.operators.registration``).
 COMPOSITES: dict[str, Callable[..., Any]] = {
     "logit": logit,
     "nan_to_num": nan_to_num,

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ember.core import devices
 from ember.core import dtype as dt
 from ember.core import memory_format as mf
 from ember.core.device import device
 from ember.core.storage import Storage
-from ember.core.structured import new_empty, result_type
 from ember.core.tensor import Tensor, contiguous_strides, factory_requires_grad, make_tensor
+from ember.dispatcher import devices
+from ember.operators.drivers import new_empty, result_type
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "scalar_tensor_like"]
 
@@ -204,7 +204,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
     """A 0-dim tensor for ``value`` on ``like``'s device, dtype by PyTorch's rules."""
-    from ember.core.structured import scalar_tensor
+    from ember.operators.drivers import scalar_tensor
 
     if isinstance(value, Tensor):
         return value

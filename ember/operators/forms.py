@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.functional import max, min  # noqa: F401 - re-exported
-from ember.core.structured import broadcast_shapes as _bshapes
-from ember.core.structured import result_type as _result_type
 from ember.core.tensor import Size, Tensor, _dims, _shape_args, factory_requires_grad
 from ember.dispatcher.namespace import ops
+from ember.operators.drivers import broadcast_shapes as _bshapes
+from ember.operators.drivers import result_type as _result_type
+from ember.operators.matmul import max, min  # noqa: F401 - re-exported
 
 __all__ = [
     "zeros",
@@ -273,7 +273,7 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
     """``einsum("ij,jk->ik", a, b)``, the operands as one list, or the sublist form
     ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if isinstance(equation, Tensor):
-        from ember.core.api_shape import einsum_sublist_equation
+        from ember.operators.shape_forms import einsum_sublist_equation
 
         equation, operands = einsum_sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

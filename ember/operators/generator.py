@@ -71,7 +71,7 @@ def _from_jsonable(v: Any) -> Any:
 
 def _state_tensor(state: Any) -> Any:
     """A backend's generator state as a uint8 CPU tensor (Note [RNG state bytes])."""
-    from ember.core.factories import from_numpy
+    from ember.operators.factories import from_numpy
 
     raw = (
         bytes(state)
@@ -119,7 +119,7 @@ class Generator:
     """
 
     def __init__(self, device: Any = "cpu"):
-        from ember.core import devices
+        from ember.dispatcher import devices
 
         self.device = devices.normalize(device)
         self.impl = devices.backend(self.device.type).new_generator(self.device)
@@ -241,7 +241,7 @@ def fork_rng(
     if not enabled:
         yield
         return
-    from ember.core import devices as _devs
+    from ember.dispatcher import devices as _devs
 
     gens = [default_generator(device("cpu"))]
     if devices is None:

@@ -2,7 +2,7 @@
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Drivers for the indexing primitives: gather, scatter, index, index_put, nonzero, sort.
 
-Like the structured families in ``structured.py``, the core validates the
+Like the structured families in ``drivers.py``, the core validates the
 arguments (PyTorch's errors), allocates the outputs and normalises what the
 kernel sees, so a device kernel does only the data movement:
 
@@ -33,10 +33,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ember.core import dtype as dt
-from ember.core.structured import Kernel, broadcast_shapes, cast, new_empty
 from ember.core.tensor import Tensor
 from ember.dispatcher import registry
 from ember.dispatcher.registry import OpOverload
+from ember.operators.drivers import Kernel, broadcast_shapes, cast, new_empty
 
 __all__ = ["ValuesIndices", "plan_indices", "normalize_dim"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.indexing import ValuesIndices, normalize_dim
 from ember.core.tensor import Tensor
+from ember.operators.index_drivers import ValuesIndices, normalize_dim
 
 __all__: list[str] = []
 
@@ -26,13 +26,13 @@ def _aten() -> Any:
 
 
 def _empty(shape: Any, dtype: dt.dtype, like: Tensor) -> Tensor:
-    from ember.core.structured import new_empty
+    from ember.operators.drivers import new_empty
 
     return new_empty(tuple(shape), dtype, like._device)
 
 
 def _scalar_src(self: Tensor, index: Tensor, value: Any) -> Tensor:
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     return scalar_tensor_like(value, self).to(self._dtype).expand(index._shape)
 
@@ -169,7 +169,7 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     d, idx = _dim_index("index_fill", self, dim, index)
     v = value if isinstance(value, Tensor) else scalar_tensor_like(value, self)
@@ -198,7 +198,7 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
             f"dimensions, but got {self.ndim} dimensions for input, and {indices.ndim} "
             "dimensions for indices"
         )
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     # The two broadcast against each other in every dim but ``dim``.
     a, b = list(self._shape), list(indices._shape)
@@ -218,7 +218,7 @@ def _check_mask(op: str, mask: Tensor) -> None:
 
 
 def _value_tensor(op: str, self: Tensor, value: Any) -> Tensor:
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     if isinstance(value, Tensor):
         if value.ndim:
@@ -246,7 +246,7 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     _check_mask("masked_select", mask)
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     sh = broadcast_shapes(self._shape, mask._shape)
     s, m = self.expand(sh), mask.expand(sh)
@@ -330,13 +330,13 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Valu
 
 
 def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
-    from ember.core.reduce_ops import median_dim as impl  # beside nanmedian (one sort)
+    from ember.operators.reduction import median_dim as impl  # beside nanmedian (one sort)
 
     return impl(self, dim, keepdim)
 
 
 def median(self: Tensor) -> Tensor:
-    from ember.core.reduce_ops import median as impl
+    from ember.operators.reduction import median as impl
 
     return impl(self)
 
@@ -528,7 +528,7 @@ def constant_pad_nd(self: Tensor, pad: Any, value: Any = 0) -> Tensor:
 def _host_index(idx: list[int], like: Tensor) -> Tensor:
     import numpy as np
 
-    from ember.core.factories import host_to_tensor
+    from ember.operators.factories import host_to_tensor
 
     return host_to_tensor(np.asarray(idx, dtype=np.int64), dt.int64, like._device)
 

@@ -105,7 +105,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     pos = _diagonal_positions(self, wrap)
     if not pos.numel():
         return self
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     v = scalar_tensor_like(fill_value, self).to(self._dtype)
     if self.is_contiguous():
@@ -146,7 +146,7 @@ def isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert:
          ) -> Tensor:  # fmt: skip
     """Whether each element occurs in ``test_elements``: one sort of the test elements and
     a binary search (``searchsorted``) of every element."""
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     aten = _aten()
     e = elements if isinstance(elements, Tensor) else scalar_tensor_like(elements, test_elements)

@@ -80,7 +80,7 @@ def _squeeze_(self: Tensor, dim: Any = None) -> Tensor:
     return _adopt(self, _aten().squeeze.dim(self, dim))
 
 
-#: Tensor methods that change ``self``'s view in place (bound by ``_builtins.load``).
+#: Tensor methods that change ``self``'s view in place (bound by ``registration.load``).
 METHODS: dict[str, Callable[..., Tensor]] = {
     "squeeze_": _squeeze_,
     "unsqueeze_": unsqueeze_,
@@ -102,7 +102,7 @@ def resize_(self: Tensor, size: Any, memory_format: Any = None) -> Tensor:
                            f"{list(shape)}")  # fmt: skip
     need = (self._offset + math.prod(shape)) * self._dtype.itemsize
     if need > self._storage.nbytes:
-        from ember.core.structured import new_empty
+        from ember.operators.drivers import new_empty
 
         cap = self._storage.nbytes // self._dtype.itemsize
         fresh = new_empty((self._offset + math.prod(shape),), self._dtype, self._device)
@@ -137,7 +137,7 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             f"masked_scatter_ only supports boolean masks, but got mask with dtype "
             f"{mask._dtype.name}"
         )
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     if tuple(broadcast_shapes(self._shape, mask._shape)) != tuple(self._shape):
         raise RuntimeError(

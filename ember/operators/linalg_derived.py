@@ -4,7 +4,7 @@
 rank, least squares, condition numbers and the singular-value matrix norms.
 
 Each is a few ember operators around one decomposition primitive
-(``linalg_decomp.py``), so every device runs them and autograd differentiates them
+(``linalg_factorizations.py``), so every device runs them and autograd differentiates them
 through the primitives' formulas. Must always hold: arguments are checked here, with
 PyTorch's messages, before any primitive runs; tolerances follow PyTorch's defaults
 (``rtol = eps * max(m, n)`` when neither ``atol`` nor ``rtol`` is given).
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ember.core import dtype as dt
-from ember.core.linalg_decomp import _is_meta, check_matrix, linalg_svdvals
-from ember.core.linalg_ops import _NAMES, _aten
 from ember.core.tensor import Tensor
+from ember.operators.linalg_factorizations import _is_meta, check_matrix, linalg_svdvals
+from ember.operators.linalg_products import _NAMES, _aten
 
 __all__ = [
     "solve_triangular",
@@ -89,7 +89,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
         )
     a = A.mT if transpose else A
     x = solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     batch = tuple(broadcast_shapes(A._shape[:-2], self._shape[:-2]))
     return TriangularSolveResult(x, A.expand(batch + tuple(A._shape[-2:])).clone())
@@ -231,7 +231,7 @@ def linalg_cond(self: Tensor, p: Any = None) -> Tensor:
         s = linalg_svdvals(self)
         hi, lo = s.amax(-1), s.amin(-1)
         return hi / lo if p in (None, 2) else lo / hi  # type: ignore[no-any-return]
-    from ember.core.linalg_norms import matrix_norm
+    from ember.operators.linalg_norms import matrix_norm
 
     inv = _aten().linalg_inv.default(self)
     return matrix_norm(self, p) * matrix_norm(inv, p)  # type: ignore[no-any-return]

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ember.core import dtype as dt
-from ember.core.linalg_ops import _NAMES, _aten
 from ember.core.tensor import Tensor
+from ember.operators.linalg_products import _NAMES, _aten
 
 __all__ = [
     "linalg_cholesky_ex_host",
@@ -215,7 +215,7 @@ def _meta_lu(A: Tensor, *_: Any) -> Any:  # noqa: N803
 
 
 def _meta_trsm(A: Tensor, B: Tensor, *_: Any) -> Any:  # noqa: N803
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     batch = tuple(broadcast_shapes(A._shape[:-2], B._shape[:-2]))
     return _empty(batch + tuple(B._shape[-2:]), B)
@@ -363,7 +363,7 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
     for i in range(piv.shape[1]):
         p = piv[:, i]
         perm[rows, i], perm[rows, p] = perm[rows, p], perm[rows, i].copy()
-    from ember.core.factories import from_numpy
+    from ember.operators.factories import from_numpy
 
     out = from_numpy(perm.reshape(batch + (m,)))
     return out if pivots._device.type == "cpu" else out.to(pivots._device)
@@ -441,7 +441,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool = True,  #
             f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
         )
     aten = _aten()
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     batch = tuple(broadcast_shapes(LU._shape[:-2], B._shape[:-2]))
     perm = _permutation(pivots, n)

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.linalg_ops import _NAMES, _aten, _is_float, _scalar
 from ember.core.tensor import Tensor, _wrap_dim
+from ember.operators.linalg_products import _NAMES, _aten, _is_float, _scalar
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "vecdot", "cdist"]
 
@@ -116,7 +116,7 @@ def matrix_norm(self: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
             f"{_NAMES[x._dtype.name]}"
         )
     if ord in ("nuc", 2, -2):
-        from ember.core.linalg_derived import singular_value_norm
+        from ember.operators.linalg_derived import singular_value_norm
 
         return singular_value_norm(x, ord, d0, d1, keepdim)
     # ord 1: max over columns of the column sums; inf: max over rows of the row sums.

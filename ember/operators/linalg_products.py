@@ -51,7 +51,7 @@ def _aten() -> Any:
 
 
 def _scalar(v: Any, like: Tensor) -> Tensor:
-    from ember.core.structured import scalar_tensor
+    from ember.operators.drivers import scalar_tensor
 
     return scalar_tensor(v, like._dtype, like._device)
 
@@ -87,7 +87,7 @@ def linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Tensor:
 def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     if dim is None:
         # Deprecated default: the first dim of size 3 (of the broadcast shapes).
-        from ember.core.structured import broadcast_shapes
+        from ember.operators.drivers import broadcast_shapes
 
         if self.ndim == other.ndim:
             shape = tuple(broadcast_shapes(self._shape, other._shape))
@@ -269,7 +269,7 @@ def _beta_alpha(name: str, self: Tensor, beta: Any, alpha: Any) -> None:
 
 
 def _scaled_sum(self: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
-    from ember.core.shape_ops import _scaled_add
+    from ember.operators.shape_basic import _scaled_add
 
     return _scaled_add(self, prod, beta, alpha)
 

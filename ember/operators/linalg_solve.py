@@ -84,7 +84,7 @@ def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:  # noqa: N8
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
             f"{A._dtype.name} and B of type {b._dtype.name} instead"
         )
-    from ember.core.linalg_decomp import linalg_lu_solve
+    from ember.operators.linalg_factorizations import linalg_lu_solve
 
     lu, piv, info = _aten().linalg_lu_factor_ex.default(A)
     if _singular(info):
@@ -97,7 +97,7 @@ def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:  # noqa: N8
 
 def linalg_inv(A: Tensor) -> Tensor:  # noqa: N803
     n = _check_square("inv", A)
-    from ember.core.linalg_decomp import linalg_lu_solve
+    from ember.operators.linalg_factorizations import linalg_lu_solve
 
     lu, piv, info = _aten().linalg_lu_factor_ex.default(A)
     if _singular(info):
@@ -113,7 +113,7 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
     n = _check_square("det", A)
     if n == 0:
         return _aten().ones.default(tuple(A._shape[:-2]), dtype=A._dtype, device=A._device)
-    from ember.core.linalg_decomp import lu_sign
+    from ember.operators.linalg_factorizations import lu_sign
 
     lu, piv, _ = _aten().linalg_lu_factor_ex.default(A)
     return lu.diagonal(0, -2, -1).prod(-1) * lu_sign(piv, A._dtype)  # type: ignore[no-any-return]

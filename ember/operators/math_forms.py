@@ -6,7 +6,7 @@ PyTorch's binding picks an overload from the arguments (``var(x, 0, True)`` is t
 ``unbiased`` form, ``round(x, decimals=2)`` and ``lerp(a, b, tensor)`` are other
 overloads), keeps ``torch.norm``'s ``'fro'`` default and spells many operators twice
 (``arccos``/``acos``, ``greater``/``gt``). ``FUNCTIONS`` become ``ember.<name>``;
-``methods()`` (called by ``_builtins.load`` once every operator's entry point is bound)
+``methods()`` (called by ``registration.load`` once every operator's entry point is bound)
 returns the ``Tensor`` methods, which replace the schema's own. Each wrapper calls
 exactly one operator.
 """
@@ -187,7 +187,7 @@ def nextafter(input: Tensor, other: Any) -> Tensor:
         ...                 dtype=ember.float16)).tolist()
         [1.0009765625]
     """
-    from ember.core.math_ops import nextafter_half
+    from ember.operators.elementwise import nextafter_half
 
     half = (dt.float16, dt.bfloat16)
     if isinstance(other, Tensor) and input.dtype in half and other.dtype is input.dtype:
@@ -261,7 +261,7 @@ def _scalar_first(name: str) -> Callable[..., Any]:
 
     def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and isinstance(other, Tensor):
-            from ember.core.structured import result_type
+            from ember.operators.drivers import result_type
 
             d = result_type(input, other)
             input = ops.aten.full.default((), input, dtype=d, device=other.device)

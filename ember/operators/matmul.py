@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ember.core import dtype as _dt
-from ember.core.structured import broadcast_shapes, expand_to
 from ember.core.tensor import Tensor
+from ember.operators.drivers import broadcast_shapes, expand_to
 
 _BOOL = _dt.bool_
 
@@ -147,7 +147,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 
 def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     """``other - alpha * self`` (what ``2 - x`` calls)."""
-    from ember.core.factories import scalar_tensor_like
+    from ember.operators.factories import scalar_tensor_like
 
     return _aten().sub.Tensor(scalar_tensor_like(other, self), self, alpha=alpha)
 

@@ -57,7 +57,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, layout: Any 
         >>> ember.scalar_tensor(3), ember.scalar_tensor(2, dtype=ember.int64)
         (tensor(3.), tensor(2))
     """
-    from ember.core.factories import tensor
+    from ember.operators.factories import tensor
 
     value = s.item() if isinstance(s, Tensor) else s
     return tensor(value, dtype=dtype or dt.get_default_dtype(), device=device,
@@ -74,7 +74,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         >>> t = ember.asarray(a); a[0] = 5; t
         tensor([5., 0.], dtype=ember.float64)
     """
-    from ember.core.factories import as_tensor, tensor
+    from ember.operators.factories import as_tensor, tensor
 
     if copy:
         t = tensor(obj, dtype=dtype, device=device)
@@ -103,7 +103,7 @@ def frombuffer(buffer: Any, *, dtype: dt.dtype, count: int = -1, offset: int = 0
         >>> ember.frombuffer(bytearray(b"\\x01\\x00\\x02\\x00"), dtype=ember.int16)
         tensor([1, 2], dtype=ember.int16)
     """
-    from ember.core.factories import from_numpy
+    from ember.operators.factories import from_numpy
 
     arr = np.frombuffer(buffer, dtype=dtype.numpy, count=count, offset=offset)
     if not arr.flags.writeable:

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ember.core import dtype as dt
-from ember.core.nn_prims import pair, pool_out_size
 from ember.core.tensor import Tensor
+from ember.operators.nn_drivers import pair, pool_out_size
 
 __all__: list[str] = []
 
@@ -280,7 +280,7 @@ def avg_pool2d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 
         off = (0, 0) if count_include_pad else (p[0], p[1])
         ones[..., off[0] : off[0] + hh, off[1] : off[1] + ww] = 1.0
         cnt = _window_sums(ones, k, s, (oh, ow))
-        from ember.core.factories import host_to_tensor
+        from ember.operators.factories import host_to_tensor
 
         kdt = x._dtype if x._dtype.category == dt.FLOAT else dt.float32
         out = total / host_to_tensor(cnt.reshape(1, oh * ow), kdt, x._device)
@@ -335,7 +335,7 @@ def adaptive_avg_pool2d(self: Tensor, output_size: Any) -> Tensor:
         return self.mean((-2, -1), keepdim=True)
     if oh and ow and h % oh == 0 and w % ow == 0:
         return avg_pool2d(self, (h // oh, w // ow), (h // oh, w // ow))
-    from ember.core.factories import host_to_tensor
+    from ember.operators.factories import host_to_tensor
 
     ph = host_to_tensor(_adaptive_matrix(h, oh), self._dtype, self._device)
     pw = host_to_tensor(_adaptive_matrix(w, ow).T.copy(), self._dtype, self._device)
@@ -379,7 +379,7 @@ def adaptive_max_pool2d(self: Tensor, output_size: Any) -> tuple[Tensor, Tensor]
     if oh and ow and h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
         return _aten().max_pool2d_with_indices.default(self, k, k, 0, 1, False)  # type: ignore[no-any-return]
-    from ember.core.factories import host_to_tensor
+    from ember.operators.factories import host_to_tensor
 
     hi, kh = _adaptive_windows(h, oh)
     wi, kw = _adaptive_windows(w, ow)
@@ -718,7 +718,7 @@ def _plane_positions(hp: int, wp: int, k: Any, d: Any, s: Any, oh: int, ow: int)
 def col2im_decomp(self: Tensor, output_size: Any, kernel_size: Any, dilation: Any,
                   padding: Any, stride: Any) -> Tensor:  # fmt: skip
     """``col2im`` as a scatter_add of the columns into the padded plane."""
-    from ember.core.factories import host_to_tensor
+    from ember.operators.factories import host_to_tensor
 
     k, d = pair(kernel_size), pair(dilation)
     p, s = pair(padding), pair(stride)
@@ -746,7 +746,7 @@ def max_pool2d_with_indices_decomp(self: Tensor, kernel_size: Any, stride: Any =
                                    padding: Any = 0, dilation: Any = 1,
                                    ceil_mode: bool = False) -> tuple[Tensor, Tensor]:  # fmt: skip
     """``max_pool2d_with_indices`` as amax/argmax over a window view of the padded input."""
-    from ember.core.factories import host_to_tensor
+    from ember.operators.factories import host_to_tensor
 
     k = pair(kernel_size)
     s = pair(stride) if stride not in ((), [], None) else k

@@ -34,10 +34,10 @@ from __future__ import annotations
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.structured import Kernel, cast, compute_dtype, new_empty
 from ember.core.tensor import Tensor
 from ember.dispatcher import registry
 from ember.dispatcher.registry import OpOverload
+from ember.operators.drivers import Kernel, cast, compute_dtype, new_empty
 
 __all__ = ["pair", "pool_out_size", "conv_out_size"]
 
@@ -221,7 +221,7 @@ def _softmax_driver(op: OpOverload, kernel: Kernel) -> Kernel:
 
     def softmax(self: Tensor, dim: int, half_to_float: bool = False) -> Tensor:
         kdt = _float(name, self)
-        from ember.core.indexing import normalize_dim
+        from ember.operators.index_drivers import normalize_dim
 
         d = normalize_dim(dim, self.ndim)
         x = _contig(self.view(1) if not self._shape else self, kdt)
@@ -401,7 +401,7 @@ def _batch_norm_backward_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         eps: float,
         output_mask: Any,
     ) -> tuple[Tensor, Tensor, Tensor]:
-        from ember.core.nn_ops import _bn_stats_for_backward
+        from ember.operators.nn import _bn_stats_for_backward
 
         if input.ndim < 2:
             raise RuntimeError(

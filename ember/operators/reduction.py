@@ -26,10 +26,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ember.core import dtype as dt
-from ember.core.indexing import ValuesIndices, normalize_dim
-from ember.core.math_ops import inplace, logaddexp
-from ember.core.structured import _TORCH_NAMES, normalize_dims
 from ember.core.tensor import Tensor
+from ember.operators.drivers import _TORCH_NAMES, normalize_dims
+from ember.operators.elementwise import inplace, logaddexp
+from ember.operators.index_drivers import ValuesIndices, normalize_dim
 
 __all__ = ["COMPOSITES", "MinMax"]
 
@@ -144,7 +144,7 @@ def norm(self: Tensor, p: Any = None, dim: Any = (), keepdim: bool = False) -> T
             f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
             "operation does not have an identity"
         )
-    from ember.core.linalg_norms import vector_norm
+    from ember.operators.linalg_norms import vector_norm
 
     # one implementation of the p-norms (with PyTorch's zero subgradient at 0)
     r = vector_norm(x, p, dims or None, keepdim)
@@ -537,7 +537,7 @@ def _scan_(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     return scan_
 
 
-#: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.core._builtins``).
+#: ``composite:`` names in ops.yaml -> kernels (merged into ``ember.operators.registration``).
 COMPOSITES: dict[str, Callable[..., Any]] = {
     "var": var,
     "std": std,

@@ -14,35 +14,35 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import library
-from ember.core import (
-    api_shape,
-    factories,
-    functional,
-    index_extra,
-    index_ops,
-    indexing,
-    inplace_ops,
-    linalg_decomp,
-    linalg_derived,
-    linalg_norms,
-    linalg_ops,
-    linalg_solve,
-    math_api,
-    math_ops,
-    nn_ops,
-    nn_prims,
-    reduce_ops,
-    sampling_ops,
-    search_ops,
-    shape_extra,
-    shape_ops,
-    views,
-)
 from ember.core.tensor import Tensor, fresh_version
 from ember.dispatcher import registry
 from ember.dispatcher.schema import load_ops_yaml
+from ember.operators import (
+    elementwise,
+    factories,
+    index_drivers,
+    indexing,
+    indexing_more,
+    inplace,
+    linalg_derived,
+    linalg_factorizations,
+    linalg_norms,
+    linalg_products,
+    linalg_solve,
+    math_forms,
+    matmul,
+    nn,
+    nn_drivers,
+    reduction,
+    sampling,
+    search,
+    shape,
+    shape_basic,
+    shape_forms,
+    views,
+)
 
-OPS_YAML = os.path.join(os.path.dirname(__file__), "ops.yaml")
+OPS_YAML = os.path.join(os.path.dirname(os.path.dirname(__file__)), "core", "ops.yaml")
 
 #: ``composite:`` names in ops.yaml -> the core's kernel.
 COMPOSITES: dict[str, Callable[..., Any]] = {
@@ -91,45 +91,45 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "to_copy": factories.to_copy,
     "zero_": lambda self: self.fill_(0),
     # arithmetic
-    "matmul": functional.matmul,
-    "mm": functional.mm,
-    "mv": functional.mv,
-    "dot": functional.dot,
-    "rsub": functional.rsub,
-    "floor_divide": functional.floor_divide,
-    "true_divide": functional.true_divide,
+    "matmul": matmul.matmul,
+    "mm": matmul.mm,
+    "mv": matmul.mv,
+    "dot": matmul.dot,
+    "rsub": matmul.rsub,
+    "floor_divide": matmul.floor_divide,
+    "true_divide": matmul.true_divide,
     # shape, statistics and product composites
-    "cat": shape_ops.cat,
-    "stack": shape_ops.stack,
-    "split": shape_ops.split,
-    "split_with_sizes": shape_ops.split_with_sizes,
-    "chunk": shape_ops.chunk,
-    "unbind": shape_ops.unbind,
-    "flip": shape_ops.flip,
-    "roll": shape_ops.roll,
-    "repeat": shape_ops.repeat,
-    "tile": shape_ops.tile,
-    "tril": shape_ops.tril,
-    "triu": shape_ops.triu,
-    "clamp": shape_ops.clamp,
-    "softmax": shape_ops.softmax,
-    "log_softmax": shape_ops.log_softmax,
-    "logsumexp": shape_ops.logsumexp,
-    "var": shape_ops.var,
-    "std": shape_ops.std,
-    "norm": shape_ops.norm,
-    "norm_scalar": shape_ops.norm_scalar,
-    "outer": shape_ops.outer,
-    "addmm": shape_ops.addmm,
-    "baddbmm": shape_ops.baddbmm,
-    "lerp": shape_ops.lerp,
-    "addcmul": shape_ops.addcmul,
-    "addcdiv": shape_ops.addcdiv,
-    "cumsum": shape_ops.cumsum,
-    "cumprod": shape_ops.cumprod,
+    "cat": shape_basic.cat,
+    "stack": shape_basic.stack,
+    "split": shape_basic.split,
+    "split_with_sizes": shape_basic.split_with_sizes,
+    "chunk": shape_basic.chunk,
+    "unbind": shape_basic.unbind,
+    "flip": shape_basic.flip,
+    "roll": shape_basic.roll,
+    "repeat": shape_basic.repeat,
+    "tile": shape_basic.tile,
+    "tril": shape_basic.tril,
+    "triu": shape_basic.triu,
+    "clamp": shape_basic.clamp,
+    "softmax": shape_basic.softmax,
+    "log_softmax": shape_basic.log_softmax,
+    "logsumexp": shape_basic.logsumexp,
+    "var": shape_basic.var,
+    "std": shape_basic.std,
+    "norm": shape_basic.norm,
+    "norm_scalar": shape_basic.norm_scalar,
+    "outer": shape_basic.outer,
+    "addmm": shape_basic.addmm,
+    "baddbmm": shape_basic.baddbmm,
+    "lerp": shape_basic.lerp,
+    "addcmul": shape_basic.addcmul,
+    "addcdiv": shape_basic.addcdiv,
+    "cumsum": shape_basic.cumsum,
+    "cumprod": shape_basic.cumprod,
     # indexing, scatter, sort and sampling composites
     **{
-        n: getattr(index_ops, n)
+        n: getattr(indexing, n)
         for n in (
             "scatter scatter_ scatter_add scatter_add_ scatter_reduce index_select index_add "
             "index_add_ index_copy index_copy_ index_fill index_fill_ index_put take "
@@ -138,46 +138,46 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
             "bernoulli_ bernoulli multinomial randperm constant_pad_nd pad"
         ).split()
     },
-    "softmax_decomp": shape_ops.softmax_decomp,
-    "log_softmax_decomp": shape_ops.log_softmax_decomp,
-    "native_layer_norm_decomp": nn_ops.native_layer_norm_decomp,
-    "native_batch_norm_decomp": nn_ops.native_batch_norm_decomp,
-    "native_batch_norm_backward_decomp": nn_ops.native_batch_norm_backward_decomp,
-    "native_layer_norm_backward_decomp": nn_ops.native_layer_norm_backward_decomp,
-    "im2col_decomp": nn_ops.im2col_decomp,
-    "col2im_decomp": nn_ops.col2im_decomp,
-    "max_pool2d_with_indices_decomp": nn_ops.max_pool2d_with_indices_decomp,
-    "unique2": index_ops.unique2,
-    "unique_dim": index_ops.unique_dim,
+    "softmax_decomp": shape_basic.softmax_decomp,
+    "log_softmax_decomp": shape_basic.log_softmax_decomp,
+    "native_layer_norm_decomp": nn.native_layer_norm_decomp,
+    "native_batch_norm_decomp": nn.native_batch_norm_decomp,
+    "native_batch_norm_backward_decomp": nn.native_batch_norm_backward_decomp,
+    "native_layer_norm_backward_decomp": nn.native_layer_norm_backward_decomp,
+    "im2col_decomp": nn.im2col_decomp,
+    "col2im_decomp": nn.col2im_decomp,
+    "max_pool2d_with_indices_decomp": nn.max_pool2d_with_indices_decomp,
+    "unique2": indexing.unique2,
+    "unique_dim": indexing.unique_dim,
     # shape, linear-algebra, search, sampling and in-place composites: each module's __all__
     **{
         n: getattr(m, n)
         for m in (
-            shape_extra,
-            index_extra,
-            linalg_ops,
+            shape,
+            indexing_more,
+            linalg_products,
             linalg_norms,
             linalg_solve,
-            linalg_decomp,
+            linalg_factorizations,
             linalg_derived,
-            search_ops,
-            sampling_ops,
-            inplace_ops,
+            search,
+            sampling,
+            inplace,
         )
         for n in m.__all__
     },
     # nn composites
     **{
-        n: getattr(nn_ops, n)
+        n: getattr(nn, n)
         for n in (
             "convolution conv1d conv2d conv_transpose1d conv_transpose2d max_pool2d max_pool1d "
             "avg_pool2d avg_pool1d adaptive_avg_pool2d adaptive_avg_pool1d adaptive_max_pool2d "
             "layer_norm embedding einsum"
         ).split()
     },
-    # elementwise and reduction composites (var/std/norm/cumsum/cumprod replace shape_ops')
-    **math_ops.COMPOSITES,
-    **reduce_ops.COMPOSITES,
+    # elementwise and reduction composites (var/std/norm/cumsum/cumprod replace shape_basic's)
+    **elementwise.COMPOSITES,
+    **reduction.COMPOSITES,
 }
 #: factories and copies: the tensor they return starts at version 0, as PyTorch's
 for _name in (
@@ -249,7 +249,7 @@ ALIASES = {
 }
 
 #: Modules whose import registers drivers for their ``kind:`` families.
-DRIVER_MODULES = (indexing, nn_prims)
+DRIVER_MODULES = (index_drivers, nn_drivers)
 
 _library = library.Library("aten")
 #: Removed by ``ember.autograd._ensure_loaded`` when the generic Autograd kernel is installed.
@@ -283,14 +283,14 @@ def load() -> None:
             setattr(Tensor, name, registry.lookup(target)._fn)
     # Python forms of the shape/linalg operators (varargs, overload selection) and of the
     # math operators (overload selection, aliases) replace the schema's entry points.
-    functions.update(api_shape.FUNCTIONS)
-    for name, fn in api_shape.METHODS.items():
+    functions.update(shape_forms.FUNCTIONS)
+    for name, fn in shape_forms.METHODS.items():
         setattr(Tensor, name, fn)
-    functions.update(math_api.FUNCTIONS)
-    for name, fn in math_api.methods().items():
+    functions.update(math_forms.FUNCTIONS)
+    for name, fn in math_forms.methods().items():
         setattr(Tensor, name, fn)
     # clamp/clip/pow_: the Tensor or the Scalar overload by the arguments' types
-    for name, fn in math_ops.FORMS.items():
+    for name, fn in elementwise.FORMS.items():
         setattr(Tensor, name, fn)
         if not name.endswith("_"):
             functions[name] = fn

@@ -51,7 +51,7 @@ def _aten() -> Any:
 
 def _work(self: Tensor) -> Tensor:
     """An uninitialised tensor of ``self``'s shape in the sampling precision."""
-    from ember.core.structured import new_empty
+    from ember.operators.drivers import new_empty
 
     d = dt.float64 if self._dtype is dt.float64 else dt.float32
     return new_empty(tuple(self._shape), d, self._device)
@@ -111,7 +111,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, generator: An
 
 # -- normal with tensor parameters ----------------------------------------------------------------
 def _normal_out(shape: Any, dtype: dt.dtype, like: Tensor, generator: Any) -> Tensor:
-    from ember.core.structured import new_empty
+    from ember.operators.drivers import new_empty
 
     if dtype.category != dt.FLOAT:
         raise NotImplementedError(
@@ -141,7 +141,7 @@ def normal_float_tensor(mean: float, std: Tensor, generator: Any = None) -> Tens
 
 
 def normal_tensor_tensor(mean: Tensor, std: Tensor, generator: Any = None) -> Tensor:
-    from ember.core.structured import broadcast_shapes
+    from ember.operators.drivers import broadcast_shapes
 
     _check_std(std)
     shape = broadcast_shapes(mean._shape, std._shape)

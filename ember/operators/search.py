@@ -40,7 +40,7 @@ def _aten() -> Any:
 
 
 def _empty(shape: Any, dtype: dt.dtype, like: Tensor) -> Tensor:
-    from ember.core.structured import new_empty
+    from ember.operators.drivers import new_empty
 
     return new_empty(tuple(shape), dtype, like._device)
 
@@ -74,7 +74,7 @@ def searchsorted(sorted_sequence: Tensor, self: Any, out_int32: bool = False, ri
         raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     scalar = not isinstance(self, Tensor)
     if scalar:
-        from ember.core.factories import scalar_tensor_like
+        from ember.operators.factories import scalar_tensor_like
 
         self = scalar_tensor_like(self, bd)
     if self.ndim == 0 and bd.ndim != 1:

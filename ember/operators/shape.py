@@ -65,7 +65,7 @@ def _aten() -> Any:
 
 
 def _empty(shape: Sequence[int], dtype: dt.dtype, like: Tensor) -> Tensor:
-    from ember.core.structured import new_empty
+    from ember.operators.drivers import new_empty
 
     return new_empty(tuple(shape), dtype, like._device)
 
@@ -79,7 +79,7 @@ def _arange(n: int, like: Tensor) -> Tensor:
 
 
 def _tname(t: Tensor) -> str:
-    from ember.core.structured import _TORCH_NAMES
+    from ember.operators.drivers import _TORCH_NAMES
 
     return str(_TORCH_NAMES[t._dtype.name])
 
@@ -463,7 +463,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: A
         if t is None:
             continue
         if not isinstance(t, Tensor):
-            from ember.core.factories import scalar_tensor_like
+            from ember.operators.factories import scalar_tensor_like
 
             shape = list(self._shape)
             shape[d] = 1

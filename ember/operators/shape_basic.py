@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember.core import dtype as dt
-from ember.core.factories import scalar_tensor_like
-from ember.core.structured import _TORCH_NAMES, result_type, scalar_tensor
 from ember.core.tensor import Tensor, _wrap_dim
+from ember.operators.drivers import _TORCH_NAMES, result_type, scalar_tensor
+from ember.operators.factories import scalar_tensor_like
 
 __all__ = [
     "cat",

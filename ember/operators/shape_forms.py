@@ -5,7 +5,7 @@ the arguments (``normal(mean, std)`` vs ``normal(0., 1., size)``), and returns a
 subset of an operator's outputs (``nonzero(as_tuple=True)``, ``unique_consecutive``).
 These wrappers do that and call exactly one operator each. ``FUNCTIONS`` become
 ``ember.<name>`` and ``METHODS`` become ``Tensor.<name>`` (bound by
-``_builtins.load``, after the schema's own entry points, which they replace).
+``registration.load``, after the schema's own entry points, which they replace).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ember.core import inplace_ops
 from ember.core.tensor import Tensor, _shape_args
 from ember.dispatcher.namespace import ops
+from ember.operators import inplace
 
 __all__ = ["FUNCTIONS", "METHODS"]
 
@@ -82,7 +82,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         >>> ember.tensordot(a, a, dims=([1], [1])).tolist()
         [[5.0, 14.0], [14.0, 50.0]]
     """
-    from ember.core.linalg_ops import tensordot_dims
+    from ember.operators.linalg_products import tensordot_dims
 
     da, db = tensordot_dims(a, b, dims)
     return ops.aten.tensordot.default(a, b, da, db)  # type: ignore[no-any-return]
@@ -440,7 +440,7 @@ def _scatter(inplace: bool) -> Callable[..., Tensor]:
         if reduce not in _REDUCE:
             raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
         if not isinstance(s, Tensor):
-            from ember.core.index_ops import _scalar_src
+            from ember.operators.indexing import _scalar_src
 
             s = _scalar_src(target, index, s)
         return ops.aten.scatter_reduce_.two(target, dim, index, s, _REDUCE[reduce])  # type: ignore[no-any-return]
@@ -550,7 +550,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     "isin": isin,
     "is_nonzero": is_nonzero,
     "is_same_size": is_same_size,
-    **inplace_ops.METHODS,
+    **inplace.METHODS,
     "repeat_interleave": _tensor_repeat_interleave,
     "resize_": _resize_,
     "broadcast_to": _broadcast_to,

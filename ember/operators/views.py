@@ -507,7 +507,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     As in PyTorch, a tensor value must have ``x``'s dtype when tensor indices are used,
     except for the masked-fill form ``x[mask] = v`` with a one-element ``v``.
     """
-    from ember.core.structured import scalar_tensor
+    from ember.operators.drivers import scalar_tensor
 
     if _seq_as_tuple(index):
         index = tuple(index)
@@ -541,7 +541,7 @@ def _is_mask(items: tuple[Any, ...]) -> bool:
 
 
 def _as_index_tensor(i: Any, like: Tensor) -> Tensor:
-    from ember.core.factories import tensor
+    from ember.operators.factories import tensor
 
     t = (
         i

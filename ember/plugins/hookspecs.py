@@ -65,7 +65,7 @@ class EmberHookSpecs:
 
         Called once per device backend the plugin returned, after the backend is
         registered. Use ``library.impl(op_name, fn, device_type)``; kernels of
-        structured operators follow the out convention (``ember/core/structured.py``).
+        structured operators follow the out convention (``ember/operators/drivers.py``).
         Undone as a whole if the hook raises.
         """
 

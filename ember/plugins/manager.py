@@ -216,11 +216,11 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             lib.remove()
             raise
         rec.devices.append(b.name)
-        from ember.core import random
+        from ember.operators import generator
 
         seed = getattr(b, "manual_seed", None)
-        if random._global_seed[0] is not None and seed is not None:
-            seed(random._global_seed[0])
+        if generator._global_seed[0] is not None and seed is not None:
+            seed(generator._global_seed[0])
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
 
@@ -283,7 +283,7 @@ def explain_missing_device(name: str) -> str:
     """Why device type ``name`` cannot be used, and what would work."""
     rec = _records.get(("ember.devices", name))
     known = sorted(n for (ns, n), r in _records.items() if ns == "ember.devices")
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     usable = sorted(set(devices.registered()) | set(known))
     if rec is None:

@@ -96,7 +96,7 @@ def get_num_threads() -> int:
         >>> ember.get_num_threads() >= 1
         True
     """
-    from ember.core import devices
+    from ember.dispatcher import devices
     from ember.plugins import manager
 
     n = manager.get_num_threads()
@@ -229,7 +229,7 @@ def set_default_device(dev: Any) -> None:
         >>> ember.get_default_device()
         device(type='cpu')
     """
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     if dev is None:
         devices._default_device[0] = "cpu"
@@ -238,7 +238,7 @@ def set_default_device(dev: Any) -> None:
 
 
 def get_default_device() -> device:
-    from ember.core import devices
+    from ember.dispatcher import devices
 
     return devices.normalize(devices._default_device[0])
 

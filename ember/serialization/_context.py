@@ -20,11 +20,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from ember.core import devices
 from ember.core import dtype as dt
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor, make_tensor
+from ember.dispatcher import devices
 from ember.serialization import _globals as G
 from ember.serialization._common import (
     CheckpointError,

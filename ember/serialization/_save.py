@@ -23,11 +23,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from ember.core import devices
 from ember.core import dtype as dt
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor, contiguous_strides
+from ember.dispatcher import devices
 from ember.serialization._globals import STORAGE_NAMES
 from ember.serialization._zip import ZipWriter
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ember.core import devices
 from ember.core import dtype as dt
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _host_array, contiguous_strides, make_tensor
+from ember.dispatcher import devices
 from ember.serialization._common import CheckpointError
 
 __all__ = ["save_file", "load_file", "save", "load"]

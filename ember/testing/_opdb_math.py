@@ -1,5 +1,5 @@
-"""OpInfos of the elementwise and reduction composites (``ember/core/math_ops.py``,
-``ember/core/reduce_ops.py``): one table row each, with a numpy float64 reference.
+"""OpInfos of the elementwise and reduction composites (``ember/operators/elementwise.py``,
+``ember/operators/reduction.py``): one table row each, with a numpy float64 reference.
 
 Operators with several outputs (``cummax``, ``mode``, ``aminmax``, ``var_mean``...)
 are checked through a wrapper that returns their values (or stacks them); those rows

@@ -1,5 +1,5 @@
-"""OpInfos of the shape, linear-algebra and search composites (``ember/core/shape_extra.py``,
-``linalg_ops.py``, ``linalg_solve.py``, ``search_ops.py``, ``inplace_ops.py``): one row each,
+"""OpInfos of the shape, linear-algebra and search composites (``ember/operators/shape.py``,
+``linalg_products.py``, ``linalg_solve.py``, ``search.py``, ``inplace.py``): one row each,
 with a numpy float64 reference.
 
 Operators that return several tensors (``meshgrid``, ``unique_consecutive``) are checked

@@ -30,7 +30,7 @@ __all__ = ["checkpoint", "checkpoint_sequential"]
 
 def _cpu_generator() -> Any:
     from ember.core.device import device
-    from ember.core.random import default_generator
+    from ember.operators.generator import default_generator
 
     return default_generator(device("cpu"))
 

@@ -339,9 +339,9 @@ def test_thread_count_is_replayed_to_plugins_that_load_later():
 
 
 def test_interop_threads_can_be_set_once(monkeypatch):
-    from ember.core import config
+    from ember.plugins import switches
 
-    monkeypatch.setitem(config._state, "interop_threads", None)
+    monkeypatch.setitem(switches._state, "interop_threads", None)
     with pytest.raises(RuntimeError, match="set_num_interop_threads expects a positive integer"):
         ember.set_num_interop_threads(0)
     ember.set_num_interop_threads(3)
@@ -351,10 +351,10 @@ def test_interop_threads_can_be_set_once(monkeypatch):
 
 
 def test_switches_behave_as_torch(monkeypatch):
-    from ember.core import config
+    from ember.plugins import switches
 
     for k in ("matmul_precision", "deterministic", "warn_only", "warn_always"):
-        monkeypatch.setitem(config._state, k, config._state[k])
+        monkeypatch.setitem(switches._state, k, switches._state[k])
     assert ember.get_float32_matmul_precision() == torch.get_float32_matmul_precision()
     ember.set_float32_matmul_precision("medium")
     assert ember.get_float32_matmul_precision() == "medium"

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 def test_public_names_are_pinned():
     expected = {
         "special",
-        # matrix factorizations (ember/core/linalg_decomp.py, linalg_derived.py)
+        # matrix factorizations (ember/operators/linalg_factorizations.py, linalg_derived.py)
         *"cholesky cholesky_inverse cholesky_solve logdet lu_solve lu_unpack pinverse".split(),
         *"qr slogdet svd triangular_solve".split(),
         "distributions",
@@ -29,7 +29,7 @@ def test_public_names_are_pinned():
         "set_anomaly_enabled",
         *"FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor".split(),
         *"ShortTensor CharTensor ByteTensor BoolTensor".split(),
-        # thin top-level forms (ember/core/api_extra.py, ember/nn/_top_level.py)
+        # thin top-level forms (ember/operators/misc_forms.py, ember/nn/_top_level.py)
         *"scalar_tensor asarray frombuffer range fill unravel_index typename".split(),
         *"is_storage alias_copy detach_copy select_copy slice_copy squeeze_copy".split(),
         *"unsqueeze_copy transpose_copy unfold_copy split_copy split_with_sizes_copy".split(),
@@ -197,7 +197,7 @@ def test_public_names_are_pinned():
         "triu",
         "unbind",
         "var",
-        # shape, indexing, linear algebra and sampling (ember/core/shape_extra.py and co.)
+        # shape, indexing, linear algebra and sampling (ember/operators/shape.py and co.)
         "as_strided_copy",
         "as_strided_scatter",
         "can_cast",

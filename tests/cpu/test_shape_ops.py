@@ -1,4 +1,4 @@
-"""Composite shape/statistics/product ops (ember/core/shape_ops.py) against PyTorch."""
+"""Composite shape/statistics/product ops (ember/operators/shape_basic.py) against PyTorch."""
 
 import numpy as np
 import pytest

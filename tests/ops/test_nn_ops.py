@@ -68,9 +68,9 @@ def test_conv2d(kw):
 @pytest.mark.parametrize("kw", CONV)
 def test_conv2d_in_batch_chunks(kw, monkeypatch):
     """Note [Convolution in batch chunks]: values and gradients as one whole-batch product."""
-    from ember.core import nn_ops
+    from ember.operators import nn as nn_decompositions
 
-    monkeypatch.setattr(nn_ops, "CONV_CHUNK_BYTES", 2000)  # a couple of images per chunk
+    monkeypatch.setattr(nn_decompositions, "CONV_CHUNK_BYTES", 2000)  # a couple of images per chunk
     x = RNG.standard_normal((7, 4, 7, 8))
     w = RNG.standard_normal((8, 4 // kw.get("groups", 1), 3, 3))
     b = RNG.standard_normal(8)

@@ -192,9 +192,9 @@ def test_fake_device_roundtrip():
         lib.impl("aten::fill_.Scalar", lambda out, v: None, "serdev")
         lib.impl("aten::copy_", lambda out, src: None, "serdev")
         dev = ember.device("serdev", 0)
-        from ember.core import devices
         from ember.core.storage import Storage
         from ember.core.tensor import make_tensor
+        from ember.dispatcher import devices
 
         raw = np.float32([1, 2, 3]).view(np.uint8).copy()
         t = make_tensor(Storage(raw, 12, dev), (3,), (1,), 0, ember.float32, dev, devices.mask(dev))

@@ -206,7 +206,7 @@ FORMULAS: dict[str, Any] = {
     "aten::pow.Tensor_Scalar": (_pow_self_scalar,),
     "aten::pow_.Scalar": (_pow_self_scalar,),  # not pow.Scalar's rule (its tensor is the exponent)
     "aten::pow.Scalar": (_pow_exponent,),
-    # Numbers select the Scalar overloads, tensors the Tensor ones (``ember.core.math_ops``
+    # Numbers select the Scalar overloads, tensors the Tensor ones (``ember.operators.elementwise``
     # ``FORMS``); ``clip`` is PyTorch's alias of ``clamp``. The in-place forms use these rules.
     "aten::clamp": (_clamp_self,),
     "aten::clip": (_clamp_self,),

@@ -1,5 +1,5 @@
 """Default formulas for the matrix factorizations and the solvers over them
-(``ember/core/linalg_decomp.py``, ``linalg_solve.py``).
+(``ember/operators/linalg_factorizations.py``, ``linalg_solve.py``).
 
 Cholesky, QR, the symmetric eigendecomposition, the SVD, LU, the triangular solve,
 solve/inv/det and slogdet, written in ember operators (triangular solves, products,
@@ -160,7 +160,7 @@ def _svd_back(grads: Any, A_shape: Any, full_matrices: bool, compute_uv: bool,  
 # -- LU and triangular solves --------------------------------------------------------------
 def _unpermute(w: Any, pivots: Any) -> Any:
     """``P @ w`` for ``A = P L U`` (rows of ``w`` go back to their original positions)."""
-    from ember.core.linalg_decomp import _permutation
+    from ember.operators.linalg_factorizations import _permutation
 
     m = w.shape[-2]
     perm = _permutation(pivots, m).unsqueeze(-1).expand(tuple(w.shape))
@@ -219,7 +219,7 @@ def _slogdet_back(grads: Any, A: Any) -> Any:  # noqa: N803
     g = grads[1]
     if g is None:
         return aten().zeros_like.default(A)
-    from ember.core.linalg_decomp import linalg_lu_solve
+    from ember.operators.linalg_factorizations import linalg_lu_solve
 
     lu, piv, _ = aten().linalg_lu_factor_ex.default(A)
     n = A.shape[-1]

@@ -2,7 +2,7 @@
 
 Thin PyTorch-signature wrappers over the core's operators (``ember.conv2d``,
 ``max_pool2d_with_indices``, ``im2col``/``col2im``, ...), which are Composites
-over the device primitives (see ``ember/core/nn_ops.py``).
+over the device primitives (see ``ember/operators/nn.py``).
 """
 
 from __future__ import annotations

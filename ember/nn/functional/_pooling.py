@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember.core.nn_ops import _adaptive_windows as _windows  # noqa: F401 - for _volumetric
 from ember.core.tensor import Tensor
 from ember.dispatcher.namespace import ops
 from ember.nn.functional._conv import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from ember.operators.nn import _adaptive_windows as _windows  # noqa: F401 - for _volumetric
 
 __all__ = [
     "lp_pool1d",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import ember
-from ember.core.random import Generator
+from ember.operators.generator import Generator
 from ember.utils.data import _worker
 from ember.utils.data._collate import default_collate, default_convert, from_host
 from ember.utils.data.dataset import IterableDataset

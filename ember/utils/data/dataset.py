@@ -15,8 +15,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
-from ember.core.random import Generator
 from ember.core.tensor import Tensor
+from ember.operators.generator import Generator
 from ember.utils.data.sampler import _permutation
 
 __all__ = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sized
 
-from ember.core.random import Generator
+from ember.operators.generator import Generator
 from ember.utils.data.sampler import Sampler, _permutation
 
 __all__ = ["DistributedSampler"]

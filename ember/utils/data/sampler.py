@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import ember
-from ember.core.random import Generator
+from ember.operators.generator import Generator
 
 __all__ = [
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",

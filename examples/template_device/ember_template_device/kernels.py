@@ -1,6 +1,6 @@
 """numpy kernels for the template device, one small function per operator family.
 
-Every kernel follows the out convention of ``ember/core/structured.py``: the core
+Every kernel follows the out convention of ``ember/operators/drivers.py``: the core
 has already computed the output's shape and dtype, allocated ``out``, broadcast
 the inputs to ``out``'s shape (stride-0 views) and cast them to the computation
 dtype. A kernel only does arithmetic, writing into ``out``.
