@@ -26,6 +26,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ember.core import providers
 from ember.core.dispatch_key import Autograd
 
 if TYPE_CHECKING:
@@ -275,3 +276,7 @@ def mark(out: Tensor, node: Node, nr: int) -> None:
         out.__dict__["_output_nr"] = nr
     if out._base is not None:  # a view: remember the version its history describes
         out.__dict__["_vv"] = out._storage.version
+
+
+# Note [Registration points]
+providers.removable_handle = RemovableHandle

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.core import dtype as dt
+from ember.core import providers
 from ember.core.device import device
 from ember.core.dispatch_key import DEVICE_MASK as _DEVICE_MASK
 from ember.core.storage import Storage
@@ -159,9 +160,7 @@ def _shape_args(args: tuple[Any, ...], what: str = "size") -> tuple[int, ...]:
 
 
 def _ops() -> Any:
-    from ember.dispatcher.namespace import ops
-
-    return ops.aten
+    return providers.aten
 
 
 class Tensor:
@@ -397,9 +396,7 @@ class Tensor:
         from ember.core.dispatch_key import Autograd
 
         if requires_grad:
-            from ember.autograd import _ensure_loaded
-
-            _ensure_loaded()
+            providers.ensure_autograd()
         self._requires_grad = bool(requires_grad)
         self._ks = (self._ks | Autograd.mask) if requires_grad else (self._ks & ~Autograd.mask)
         return self
@@ -509,9 +506,7 @@ class Tensor:
             >>> x.grad
             tensor([3., 3.])
         """
-        from ember.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        providers.backward(self, gradient, retain_graph, create_graph, inputs)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` of this non-leaf tensor after backward."""
@@ -538,8 +533,6 @@ class Tensor:
             >>> x.sum().backward(); x.grad
             tensor([10., 10.])
         """
-        from ember.autograd.node import RemovableHandle
-
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
@@ -547,19 +540,17 @@ class Tensor:
         else:
             hooks = self.grad_fn._tensor_hooks.setdefault(self.output_nr, [])
         hooks.append(hook)
-        return RemovableHandle(hooks, hook)
+        return providers.removable_handle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
-        from ember.autograd.node import RemovableHandle
-
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
         hooks = self.__dict__.setdefault("_post_acc_hooks", [])
         hooks.append(hook)
-        return RemovableHandle(hooks, hook)
+        return providers.removable_handle(hooks, hook)
 
     # -- host interop -------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -579,9 +570,7 @@ class Tensor:
             )
         if self._dtype is dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        from ember.dispatcher.devices import backend
-
-        if not backend(self._device.type).host_memory:
+        if not providers.backend(self._device.type).host_memory:
             if not force:
                 raise TypeError(
                     f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
@@ -692,10 +681,8 @@ class Tensor:
     # -- new_* factories -----------------------------------------------------------------------
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: builtins.bool = False, **_: Any) -> Tensor:  # fmt: skip
-        from ember.operators.drivers import new_empty
-
         shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
-        t = new_empty(tuple(int(s) for s in shape), dtype or self._dtype,
+        t = providers.new_empty(tuple(int(s) for s in shape), dtype or self._dtype,
                       _device_type(device) if device is not None else self._device)  # fmt: skip
         return t.requires_grad_() if requires_grad else t
 
@@ -716,9 +703,7 @@ class Tensor:
 
     def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
                    requires_grad: builtins.bool = False) -> Tensor:  # fmt: skip
-        from ember.operators.factories import tensor
-
-        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
+        return providers.tensor(data, dtype=dtype or self._dtype, device=device or self._device,
                       requires_grad=requires_grad)  # fmt: skip
 
     # -- conversion ---------------------------------------------------------------------------
@@ -742,9 +727,7 @@ class Tensor:
                 non_blocking = a
             else:
                 raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
-        from ember.dispatcher.devices import normalize
-
-        target = None if dev is None else normalize(dev)
+        target = None if dev is None else providers.normalize_device(dev)
         if (
             not copy
             and (dtype is None or dtype is self._dtype)
@@ -761,9 +744,7 @@ class Tensor:
 
     def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
         """Copy to a CUDA device; needs a ``cuda`` device plugin (see ``ember.cuda``)."""
-        from ember import cuda
-
-        cuda._require()
+        providers.require_cuda()
         idx = device if isinstance(device, builtins.int) else None
         target = _device_type("cuda", idx) if device is None or idx is not None else device
         return self.to(target, non_blocking=non_blocking)
@@ -889,14 +870,10 @@ class Tensor:
         return self.mT
 
     def __getitem__(self, index: Any) -> Tensor:
-        from ember.operators.views import getitem
-
-        return getitem(self, index)
+        return providers.getitem(self, index)  # type: ignore[no-any-return]
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ember.operators.views import setitem
-
-        setitem(self, index, value)
+        providers.setitem(self, index, value)
 
     # -- reductions with PyTorch's overloaded forms --------------------------------------------
     def sum(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
@@ -921,14 +898,10 @@ class Tensor:
         return _ops().any.dims(self, _dims(dim), keepdim)
 
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        from ember.operators.matmul import max as _max
-
-        return _max(self, dim, keepdim)
+        return providers.max(self, dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        from ember.operators.matmul import min as _min
-
-        return _min(self, dim, keepdim)
+        return providers.min(self, dim, keepdim)
 
     def __matmul__(self, other: Tensor) -> Tensor:
         return _ops().matmul.default(self, other)
@@ -1008,11 +981,8 @@ def _legacy_dtype(name: str) -> dt.dtype:
 
 def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> Tensor:
     """The legacy constructors ``Tensor(*sizes)``, ``Tensor(data)`` and ``x.new(...)``."""
-    from ember.operators.factories import tensor
-    from ember.operators.forms import empty
-
     if not args:
-        return empty(0, dtype=dtype, device=dev)
+        return providers.empty(0, dtype=dtype, device=dev)
     first = args[0]
     if len(args) == 1 and isinstance(first, Tensor):
         if first._dtype is not dtype:
@@ -1021,9 +991,9 @@ def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> 
     if builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args) or (
         len(args) == 1 and isinstance(first, Size)
     ):
-        return empty(_shape_args(args), dtype=dtype, device=dev)
+        return providers.empty(_shape_args(args), dtype=dtype, device=dev)
     if len(args) == 1 and isinstance(first, (list, tuple, np.ndarray)):
-        return tensor(first, dtype=dtype, device=dev)
+        return providers.tensor(first, dtype=dtype, device=dev)
     raise TypeError(
         f"{what}(): data must be a sequence or sizes must be ints (got "
         + ", ".join(type(a).__name__ for a in args)
@@ -1091,9 +1061,7 @@ def _host_view(t: Tensor) -> np.ndarray:
 
 def _host_array(t: Tensor) -> np.ndarray:
     """The tensor's values as a numpy array (a view for host memory, a copy otherwise)."""
-    from ember.dispatcher.devices import backend
-
-    b = backend(t._device.type)
+    b = providers.backend(t._device.type)
     if b.host_memory:
         return _host_view(t)
     if t._device.type == "meta":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.core import providers
 from ember.dispatcher import registry
 
 __all__ = ["ops"]
@@ -46,6 +47,7 @@ class _Ops:
 
 
 ops = _Ops()
+providers.aten = ops.aten  # Note [Registration points]
 
 
 def forget(namespace: str, name: str) -> None:

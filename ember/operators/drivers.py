@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.core import dtype as dt
+from ember.core import providers
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor, contiguous_strides, make_tensor
@@ -711,3 +712,7 @@ registry.register_driver("bmm", _bmm_driver)
 registry.register_driver("copy", _copy_driver)
 registry.register_driver("fill", _fill_driver)
 registry.register_driver("random", _random_driver)
+
+
+# Note [Registration points]
+providers.new_empty = new_empty

@@ -19,6 +19,7 @@ import numpy as np
 
 from ember.core import dtype as dt
 from ember.core import memory_format as mf
+from ember.core import providers
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, factory_requires_grad, make_tensor
@@ -511,3 +512,7 @@ def bernoulli_p(self: Tensor, p: float, generator: Any = None) -> Tensor:
     return empty_like(self, None, None, None, None, mf.contiguous_format).bernoulli_(
         p, generator=generator
     )
+
+
+# Note [Registration points]
+providers.tensor = tensor

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.core import dtype as dt
+from ember.core import providers
 from ember.core.tensor import Size, Tensor, _dims, _shape_args, factory_requires_grad
 from ember.dispatcher.namespace import ops
 from ember.operators.drivers import broadcast_shapes as _bshapes
@@ -359,3 +360,7 @@ def _tensor_random_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) 
 
 Tensor.bernoulli = bernoulli  # type: ignore[attr-defined]
 Tensor.random_ = _tensor_random_  # type: ignore[attr-defined]
+
+
+# Note [Registration points]
+providers.empty = empty

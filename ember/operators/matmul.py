@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ember.core import dtype as _dt
+from ember.core import providers
 from ember.core.tensor import Tensor
 from ember.operators.drivers import broadcast_shapes, expand_to
 
@@ -158,3 +159,7 @@ def floor_divide(self: Tensor, other: Any) -> Tensor:
 
 def true_divide(self: Tensor, other: Any) -> Tensor:
     return _aten().div.Tensor(self, other)
+
+
+# Note [Registration points]
+providers.max, providers.min = max, min

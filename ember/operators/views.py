@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.core import providers
 from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Size, Tensor, _wrap_dim, contiguous_strides, make_tensor
 
@@ -632,3 +633,7 @@ def split_advanced(self: Tensor, index: tuple[Any, ...]) -> tuple[Tensor, list[A
             idx.append(None)
             d += 1
     return view, idx
+
+
+# Note [Registration points]
+providers.getitem, providers.setitem = getitem, setitem
