@@ -25,11 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.core import dispatch_key as dk
+from ember.core.backend import Capabilities, DeviceBackend
 from ember.core.dispatch_key import COMPOSITE
 from ember.dispatcher import registry
 from ember.dispatcher.registry import FALLTHROUGH, OpOverload
 from ember.dispatcher.schema import SchemaError, parse_schema
-from ember.plugins.backend import Capabilities, DeviceBackend
 
 __all__ = [
     "Library",
@@ -159,10 +159,24 @@ def register_formula(op: str | OpOverload, rule: Any, *, namespace: str = "aten"
         tensor(12.)
         >>> lib.remove()
     """
-    from ember.autograd import formulas
-
     o = op if isinstance(op, OpOverload) else lookup(op, namespace)
-    return Handle(formulas.register(o.qualname, rule), f"formula for {o.qualname}")
+    return Handle(_formula_sink[0](o.qualname, rule), f"formula for {o.qualname}")
+
+
+def _no_autograd(qualname: str, rule: Any) -> Callable[[], None]:
+    raise RuntimeError(
+        f"register_formula({qualname}): no autograd layer is installed (import ember.autograd)"
+    )
+
+
+#: Note [Registration points]: ``ember.autograd`` installs the function that adds a rule to
+#: the active formula table and returns its remover; the library never imports autograd.
+_formula_sink: list[Callable[[str, Any], Callable[[], None]]] = [_no_autograd]
+
+
+def install_formula_sink(register: Callable[[str, Any], Callable[[], None]]) -> None:
+    """Route ``register_formula`` to ``register(qualname, rule) -> remove`` (autograd's)."""
+    _formula_sink[0] = register
 
 
 def register_device(backend: DeviceBackend) -> Handle:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from ember.core import dispatch_key as dk
+from ember.core import providers
+from ember.core.backend import DeviceBackend
 from ember.core.device import device
 from ember.dispatcher import registry
-from ember.plugins.backend import DeviceBackend
 
 __all__ = ["backend", "register_backend", "normalize", "mask", "registered"]
 
@@ -69,16 +70,35 @@ def registered() -> dict[str, DeviceBackend]:
     return dict(_backends)
 
 
+def _no_loader(name: str) -> None:
+    return None
+
+
+def _no_plugins(name: str) -> str:
+    known = ", ".join(sorted(_backends))
+    return f"Unknown device type '{name}': no plugin loader is installed. Known: {known}."
+
+
+#: Note [Registration points]: ``ember.plugins.manager`` installs the plugin loader and
+#: its explanation of a missing device; the dispatcher never imports the plugin layer.
+_load_device: list[Any] = [_no_loader, _no_plugins, lambda: []]
+
+
+def install_plugin_loader(load: Any, explain_missing: Any, failures: Any) -> None:
+    """Let the plugin layer load a device's plugin on first use (``load(name)``), say why a
+    device is missing (``explain_missing(name) -> str``), and list the plugins that failed
+    to load (``failures() -> list[str]``, quoted by dispatch errors)."""
+    _load_device[:] = [load, explain_missing, failures]
+
+
 def backend(name: str) -> DeviceBackend:
     """The backend of device type ``name``, loading its plugin if needed."""
     b = _backends.get(name)
     if b is None:
-        from ember.plugins import manager
-
-        manager.load_device(name)
+        _load_device[0](name)
         b = _backends.get(name)
         if b is None:
-            raise RuntimeError(manager.explain_missing_device(name))
+            raise RuntimeError(_load_device[1](name))
     return b
 
 
@@ -130,9 +150,12 @@ registry._default_device_mask = default_mask
 
 
 def _plugin_failures() -> list[str]:
-    from ember.plugins import manager
-
-    return manager.failures()
+    failures: list[str] = _load_device[2]()
+    return failures
 
 
 registry._plugin_failures = _plugin_failures
+
+
+# Note [Registration points]
+providers.backend, providers.normalize_device = backend, normalize

@@ -21,7 +21,8 @@ from typing import Any
 
 import pluggy
 
-from ember.plugins.backend import PLUGIN_API_VERSION
+from ember.core.backend import PLUGIN_API_VERSION
+from ember.plugins import switches
 from ember.plugins.hookspecs import PROJECT, EmberHookSpecs
 
 __all__ = [
@@ -216,11 +217,9 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             lib.remove()
             raise
         rec.devices.append(b.name)
-        from ember.operators import generator
-
         seed = getattr(b, "manual_seed", None)
-        if generator._global_seed[0] is not None and seed is not None:
-            seed(generator._global_seed[0])
+        if switches.global_seed[0] is not None and seed is not None:
+            seed(switches.global_seed[0])
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
 
