@@ -24,7 +24,9 @@ Examples:
 from __future__ import annotations
 
 import threading
+from typing import Any
 
+from ember import library
 from ember.autograd import functional
 from ember.autograd.anomaly_mode import (
     Variable,
@@ -44,6 +46,7 @@ from ember.autograd.grad_mode import (
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.node import Node
+from ember.core import providers
 
 __all__ = [
     "backward",
@@ -89,3 +92,14 @@ def _ensure_loaded() -> None:
         library.fallback(kernel.autograd_kernel, "Autograd")
         formulas.table()
         _loaded = True
+
+
+def _register_formula(qualname: str, rule: Any) -> Any:
+    from ember.autograd import formulas  # loads the formula plugins on first use
+
+    return formulas.register(qualname, rule)
+
+
+# Note [Registration points]
+providers.backward, providers.ensure_autograd = backward, _ensure_loaded
+library.install_formula_sink(_register_formula)

@@ -31,6 +31,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ember.dispatcher.grad_mode import is_grad_enabled, no_grad
+
 __all__ = ["NO_OUT", "eligible", "with_out", "write_out", "add_out_support"]
 
 #: Python-level ``ember.*`` functions that return views, lists or non-tensors: no out=.
@@ -109,8 +111,6 @@ def _write_one(name: str, result: Any, out: Any) -> Any:
                 stacklevel=4,
             )
         out.resize_(result._shape)
-    from ember.autograd.grad_mode import no_grad
-
     with no_grad():
         out.copy_(result)
     return out
@@ -125,7 +125,6 @@ def write_out(name: str, result: Any, out: Any) -> Any:
         >>> ember.add(ember.ones(2), 1, out=c) is c, c
         (True, tensor([2., 2.]))
     """
-    from ember.autograd.grad_mode import is_grad_enabled
     from ember.core.tensor import Tensor
 
     results = result if isinstance(result, tuple) else (result,)

@@ -25,6 +25,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.dispatcher.grad_mode import is_grad_enabled
 from ember.operators.drivers import _TORCH_NAMES, result_type, scalar_tensor
 
 __all__ = ["COMPOSITES", "FORMS", "inplace", "FINFO", "nextafter_half"]
@@ -89,8 +90,6 @@ def _full_like(t: Tensor, value: Any, d: dt.dtype | None = None) -> Tensor:
 
 # -- in-place variants -----------------------------------------------------------------------------
 def _needs_copy(args: tuple[Any, ...]) -> bool:
-    from ember.autograd.grad_mode import is_grad_enabled
-
     return is_grad_enabled() and any(isinstance(a, Tensor) and a._requires_grad for a in args)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor, contiguous_strides
+from ember.dispatcher.grad_mode import is_grad_enabled
 
 __all__ = [
     "resize_",
@@ -47,8 +48,6 @@ def _aten() -> Any:
 
 def _adopt(self: Tensor, view: Tensor) -> Tensor:
     """Give ``self`` the geometry (and, under autograd, the history) of ``view``."""
-    from ember.autograd.grad_mode import is_grad_enabled
-
     if self._requires_grad and self.grad_fn is None and is_grad_enabled():
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.dispatcher.grad_mode import is_grad_enabled
 from ember.operators.linalg_products import _NAMES, _aten
 
 __all__ = [
@@ -170,8 +171,6 @@ def raise_cholesky(fn: str, info: Tensor) -> None:
 
 
 def _wants_grad(A: Tensor) -> bool:
-    from ember.autograd.grad_mode import is_grad_enabled
-
     return bool(A._requires_grad) and is_grad_enabled()
 
 
