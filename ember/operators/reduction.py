@@ -443,34 +443,14 @@ def _median_all(self: Tensor, skip_nan: bool) -> Tensor:
         return v  # type: ignore[no-any-return]
     # the value is the gathered element; the gradient is shared evenly by every element
     # equal to it (NaN: every NaN), as PyTorch's
-    vd = v.detach()
-    tie = (flat == vd) | (flat.isnan() & vd.isnan())
-    return _even_share().apply(flat, vd, tie)  # type: ignore[no-any-return]
+    return _aten()._median_share.default(flat, v.detach())  # type: ignore[no-any-return]
 
 
-_EVEN_SHARE: Any = None
-
-
-def _even_share() -> Any:
-    """An autograd Function: forward returns ``value``; backward gives each ``tie``
-    element of ``x`` an equal share of the gradient (in ember ops: differentiable again)."""
-    global _EVEN_SHARE
-    if _EVEN_SHARE is None:
-        from ember.autograd.function import Function
-
-        class EvenShare(Function):
-            @staticmethod
-            def forward(ctx: Any, x: Tensor, value: Tensor, tie: Tensor) -> Tensor:
-                ctx.tie = tie
-                return value.clone()
-
-            @staticmethod
-            def backward(ctx: Any, g: Tensor) -> Any:
-                share = ctx.tie.to(g.dtype) / ctx.tie.sum()
-                return g * share, None, None
-
-        _EVEN_SHARE = EvenShare
-    return _EVEN_SHARE
+def median_share(self: Tensor, value: Tensor) -> Tensor:
+    """``_median_share``: ``value`` itself; its autograd formula (``aten::_median_share`` in
+    ``ember/autograd/formulas/shape.py``) shares the gradient evenly among the elements of
+    ``self`` equal to ``value`` (every NaN when it is NaN), as PyTorch's median does."""
+    return value.clone()
 
 
 def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
@@ -558,6 +538,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "quantile": quantile,
     "nanquantile": nanquantile,
     "nanmedian": nanmedian,
+    "median_share": median_share,
     "nanmedian_dim": nanmedian_dim,
     "median": median,
     "median_dim": median_dim,

@@ -170,6 +170,7 @@ FORMULAS: dict[str, Any] = {
     "aten::amin": (_amax_grad,),
     "aten::max": (_extreme_grad,),
     "aten::min": (_extreme_grad,),
+    "aten::_median_share": (_extreme_grad, None),  # median(): shared by the ties
     "aten::max.dim": (_select_grad,),
     "aten::min.dim": (_select_grad,),
     "aten::argmax": None,
