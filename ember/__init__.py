@@ -22,6 +22,7 @@ from ember.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ember.core import providers as _providers
 from ember.core._printing import set_printoptions
 from ember.core.device import device
 from ember.core.dtype import (
@@ -58,6 +59,7 @@ from ember.dispatcher.namespace import ops
 from ember.dispatcher.out import add_out_support as _add_out_support
 from ember.operators import drivers as _drivers  # noqa: F401 - registers drivers
 from ember.operators import forms as _api
+from ember.operators import math_forms as _math_forms
 from ember.operators import misc_forms as _api_extra
 from ember.operators import registration as _registration
 from ember.operators.factories import as_tensor, from_numpy, tensor
@@ -138,6 +140,17 @@ globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
 globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
 # out= on the ember.* functions (ember/dispatcher/out.py)
 _add_out_support(globals(), [*_registration.functions, *_api.__all__, *_api_extra.__all__])
+_math_forms.install_public_namespace(globals())  # the aliases forward to ember.<target>
+
+
+def _require_cuda() -> None:
+    """``Tensor.cuda()``'s check, importing ember.cuda only when it is asked for."""
+    import importlib
+
+    importlib.import_module("ember.cuda")._require()
+
+
+_providers.require_cuda = _require_cuda  # Note [Registration points]
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
@@ -150,9 +163,9 @@ _NN_NAMES = (
     "max_pool1d_with_indices pixel_shuffle pixel_unshuffle channel_shuffle native_channel_shuffle "
     "bilinear prelu hardshrink rms_norm selu_ celu_ rrelu_ threshold_ batch_norm instance_norm "
     "group_norm alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ "
-    "feature_dropout feature_dropout_ dropout_ adaptive_max_pool1d selu celu threshold rrelu "
-    "binary_cross_entropy_with_logits cosine_embedding_loss ctc_loss hinge_embedding_loss kl_div "
-    "margin_ranking_loss poisson_nll_loss triplet_margin_loss"
+    "feature_dropout feature_dropout_ dropout dropout_ adaptive_max_pool1d selu celu threshold "
+    "rrelu binary_cross_entropy_with_logits cosine_embedding_loss ctc_loss hinge_embedding_loss "
+    "kl_div margin_ranking_loss poisson_nll_loss triplet_margin_loss"
 ).split()
 
 

@@ -80,6 +80,17 @@ def _train_form(fn: Any, name: str) -> Any:
     return f, f_
 
 
+def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
+    """``torch.dropout``: zero elements with probability ``p`` and scale the rest, in training.
+
+    Examples:
+        >>> import ember
+        >>> ember.dropout(ember.ones(3), 0.5, False).tolist()
+        [1.0, 1.0, 1.0]
+    """
+    return F.dropout(input, p, train)  # type: ignore[no-any-return]
+
+
 alpha_dropout, alpha_dropout_ = _train_form(F.alpha_dropout, "alpha_dropout")
 feature_alpha_dropout, feature_alpha_dropout_ = _train_form(
     F.feature_alpha_dropout, "feature_alpha_dropout"
@@ -184,7 +195,7 @@ FUNCTIONS: dict[str, Any] = {
         for f in (
             batch_norm, instance_norm, group_norm, alpha_dropout, alpha_dropout_,
             feature_alpha_dropout, feature_alpha_dropout_, feature_dropout, feature_dropout_,
-            dropout_, adaptive_max_pool1d, selu, celu, threshold, rrelu,
+            dropout, dropout_, adaptive_max_pool1d, selu, celu, threshold, rrelu,
             binary_cross_entropy_with_logits, cosine_embedding_loss, ctc_loss,
             hinge_embedding_loss, kl_div, margin_ranking_loss, poisson_nll_loss,
             triplet_margin_loss,

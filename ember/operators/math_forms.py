@@ -165,19 +165,6 @@ def square(input: Tensor) -> Tensor:
     return ops.aten.square.default(input)  # type: ignore[no-any-return]
 
 
-def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
-    """``torch.dropout``: zero elements with probability ``p`` and scale the rest, in training.
-
-    Examples:
-        >>> import ember
-        >>> ember.dropout(ember.ones(3), 0.5, False).tolist()
-        [1.0, 1.0, 1.0]
-    """
-    from ember.nn import functional as F
-
-    return F.dropout(input, p, train)  # type: ignore[no-any-return]
-
-
 def nextafter(input: Tensor, other: Any) -> Tensor:
     """The next representable value after ``input`` towards ``other``.
 
@@ -339,7 +326,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "nanmedian": nanmedian,
     "norm": norm,
     "square": square,
-    "dropout": dropout,
     "nextafter": nextafter,
     "xlogy": _scalar_first("xlogy"),
     "float_power": _float_power,
@@ -356,11 +342,20 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+#: Note [Registration points]: the ``ember`` namespace, installed by ``ember/__init__.py``
+#: once it is complete, so an alias calls exactly what ``ember.<target>`` is (with ``out=``).
+_public: dict[str, Any] = {}
+
+
+def install_public_namespace(namespace: dict[str, Any]) -> None:
+    """Give the aliases the finished ``ember`` namespace they forward to."""
+    global _public
+    _public = namespace
+
+
 def _alias_function(target: str) -> Callable[..., Any]:
     def alias(*args: Any, **kwargs: Any) -> Any:
-        import ember
-
-        return getattr(ember, target)(*args, **kwargs)
+        return _public[target](*args, **kwargs)
 
     alias.__name__ = alias.__qualname__ = target
     return alias

@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 
 from ember.core import dtype as dt
+from ember.core import memory_format as mf
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _shape_args
+from ember.dispatcher.namespace import ops
+from ember.operators import factories, forms
 
 __all__ = [
     "scalar_tensor",
@@ -40,12 +43,6 @@ __all__ = [
     "split_copy",
     "split_with_sizes_copy",
 ]
-
-
-def _ember() -> Any:
-    import ember
-
-    return ember
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, layout: Any = None,
@@ -136,14 +133,14 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, 
         start, end = 0, start
     n = builtins.max(0, math.floor((end - start) / step) + 1)
     d = dtype or dt.get_default_dtype()
-    idx = _ember().arange(n, dtype=dt.float64, device=device)
+    idx = forms.arange(n, dtype=dt.float64, device=device)
     t = (idx * step + start).to(d)
     return t.requires_grad_(True) if requires_grad else t
 
 
 def fill(input: Tensor, value: Any) -> Tensor:
     """A new tensor like ``input`` filled with ``value`` (the functional ``fill_``)."""
-    return _ember().full_like(input, value.item() if isinstance(value, Tensor) else value)
+    return ops.aten.full_like.default(input, value.item() if isinstance(value, Tensor) else value)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
@@ -155,7 +152,7 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
         (tensor([1, 0]), tensor([1, 1]))
     """
     if not isinstance(indices, Tensor):
-        indices = _ember().tensor(indices)
+        indices = factories.tensor(indices)
     if indices._dtype.category != dt.INT:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices._dtype}")
     dims = _shape_args((shape,), "shape") if not isinstance(shape, int) else (shape,)
@@ -191,7 +188,7 @@ def is_storage(obj: Any) -> bool:
 
 
 def _copy(t: Tensor) -> Tensor:
-    return t.clone(memory_format=_ember().contiguous_format)
+    return t.clone(memory_format=mf.contiguous_format)
 
 
 def alias_copy(input: Tensor) -> Tensor:
