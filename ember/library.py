@@ -9,6 +9,10 @@ Dispatch keys are named by strings: a device type (``"cpu"``, ``"mydev"``, any
 name a plugin registers), ``"Meta"``, ``"Autograd"``, ``"Tracer"``, or
 ``"Composite"`` for a decomposition used by every device without its own kernel.
 
+Layer: above the dispatcher, below the plugin layer (docs/architecture.md); may import
+``ember.core`` and ``ember.dispatcher``. ``register_formula`` reaches the autograd layer
+through the sink ``ember.autograd`` installs (Note [Registration points]).
+
 Examples:
     >>> import ember
     >>> lib = ember.library.Library("doctest")

@@ -1,10 +1,15 @@
 """``ember.autograd``: reverse-mode automatic differentiation.
 
-Owns grad mode, the graph (``Node``), the engine (``backward``, ``grad``), custom
+Owns the graph (``Node``), the engine (``backward``, ``grad``), custom
 ``Function``s, ``gradcheck``, ``functional`` (jacobian, hessian, vjp, jvp), anomaly
 detection (``detect_anomaly``, ``Variable``) and the formula sets
 (``ember.autograd.formulas``).
 The Autograd dispatch key has one generic kernel (``ember.autograd.kernel``).
+
+Layer: above the operator library (formulas are written in operators); may import
+``ember.core``, ``ember.dispatcher``, ``ember.library``, ``ember.plugins`` and
+``ember.operators``. Grad mode itself lives in the dispatcher (it is the thread-local
+dispatch mask); ``ember.autograd.grad_mode`` is its PyTorch path.
 
 Must always hold: importing this package loads no formula set and registers no
 kernel; ``_ensure_loaded()`` (called by the first ``requires_grad_(True)`` or

@@ -11,6 +11,10 @@ Examples:
     >>> ember.backends.cudnn.benchmark = True
     >>> ember.backends.mps.is_available()
     False
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (answers from the device table and the plugin records).
 """
 
 from __future__ import annotations

@@ -16,6 +16,10 @@ Must always hold:
 * asking never imports a device library unless a ``cuda`` plugin is installed.
 
 ``ember.cuda.amp`` holds the older spelling of ``ember.amp`` (GradScaler, autocast).
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (``ember.cuda.amp`` builds on ``ember.amp``).
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ Examples:
     ember.Size([4])
     >>> kl_divergence(Normal(0.0, 1.0), Normal(0.0, 2.0))
     tensor(0.3181)
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (written in the public tensor API).
 """
 
 from ember.distributions import constraints, transforms

@@ -2,6 +2,11 @@
 
 Everything is written in ember operators on top of the core (no kernels of its
 own), so any device that runs the core's operators runs ``ember.nn``.
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (``ember.optim``, ``ember.utils`` and ``ember.serialization``
+build on it).
 """
 
 from ember.nn import functional, init, parallel, utils

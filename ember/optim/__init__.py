@@ -3,6 +3,10 @@ RAdam, LBFGS) and LR schedulers.
 
 Updates are a few in-place tensor operators per parameter under ``no_grad``;
 state dicts have PyTorch's structure.
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (it uses ``ember.nn`` (parameters)).
 """
 
 from typing import Any

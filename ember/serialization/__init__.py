@@ -11,6 +11,10 @@ interpreter), ``_globals`` (allowlist), ``_save`` and ``_load`` do the work.
 
 Must always hold: ``load`` never imports torch and never runs code from a file unless
 ``weights_only=False``; every failure on a bad file is a ``CheckpointError``.
+
+Layer: the PyTorch API band at the top of the house (docs/architecture.md); may import
+every layer below it (core, dispatcher, library, plugins, operators, autograd) and the
+other packages of its band (it reads and writes ``ember.nn`` state dicts).
 """
 
 from __future__ import annotations
