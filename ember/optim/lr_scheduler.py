@@ -412,7 +412,7 @@ class ReduceLROnPlateau:
 
 
 # More schedulers live in their own module; users import them from here, as from PyTorch.
-from ember.optim.schedulers_extra import (  # noqa: E402
+from ember.optim._lr_factor_and_cyclic import (  # noqa: E402
     ChainedScheduler,
     ConstantLR,
     CosineAnnealingWarmRestarts,

@@ -16,7 +16,7 @@ from ember.nn.functional import (
     _embedding,
     _layers,
     _loss,
-    _loss_extra,
+    _loss_margin_and_nll,
     _norm,
     _pooling,
     _sampling,
@@ -31,7 +31,7 @@ from ember.nn.functional._dropout import *  # noqa: F403
 from ember.nn.functional._embedding import *  # noqa: F403
 from ember.nn.functional._layers import *  # noqa: F403
 from ember.nn.functional._loss import *  # noqa: F403
-from ember.nn.functional._loss_extra import *  # noqa: F403
+from ember.nn.functional._loss_margin_and_nll import *  # noqa: F403
 from ember.nn.functional._norm import *  # noqa: F403
 from ember.nn.functional._pooling import *  # noqa: F403
 from ember.nn.functional._sampling import *  # noqa: F403
@@ -41,7 +41,7 @@ __all__ = [
     name
     for module in (
         _activation, _layers, _dropout, _norm, _embedding, _conv, _pooling, _volumetric, _sampling,
-        _distance, _loss, _loss_extra, _ctc, _attention,
+        _distance, _loss, _loss_margin_and_nll, _ctc, _attention,
     )
     for name in module.__all__
 ]  # fmt: skip

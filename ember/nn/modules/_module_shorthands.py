@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []
 
-T = TypeVar("T", bound="_ModuleExtras")
+T = TypeVar("T", bound="_ModuleShorthands")
 
 
-class _ModuleExtras:
+class _ModuleShorthands:
     def _owner(self, target: str) -> tuple[Module, str]:
         path, _, name = target.rpartition(".")
         return self.get_submodule(path), name  # type: ignore[attr-defined]

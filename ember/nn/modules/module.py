@@ -20,7 +20,7 @@ from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Tensor
 from ember.nn.modules import _state
 from ember.nn.modules._hooks import BackwardHook, RemovableHandle
-from ember.nn.modules._module_extras import _ModuleExtras
+from ember.nn.modules._module_shorthands import _ModuleShorthands
 from ember.nn.parameter import _SLOTS, Buffer, Parameter
 
 __all__ = ["Module"]
@@ -66,7 +66,7 @@ def _swap_data(param: Tensor, new: Tensor) -> None:
     param._ks = (new._ks & ~Autograd.mask) | (Autograd.mask if param._requires_grad else 0)
 
 
-class Module(_ModuleExtras):
+class Module(_ModuleShorthands):
     """Base class for all neural network modules.
 
     Examples:
