@@ -20,8 +20,9 @@ reduction              reductions, scans, order statistics (``var``, ``cumsum``,
 shape_basic            cat/stack/split, flip/roll/repeat/tril, softmax, logsumexp, scans
 shape                  ``movedim``, diagonals, windows, more stacking and splitting
 indexing               indexing, scatter, sort and sampling composites
-indexing_more          ``index_reduce``, ``fill_diagonal_``, ``isin``, ``*_copy`` of views
-search                 searching and counting (``searchsorted``, ``bincount``, ...)
+scatter_writes         ``index_reduce``, ``fill_diagonal_``, ``as_strided_scatter``
+view_copies            the ``*_copy`` forms of the views (``t_copy``, ``select_copy``, ...)
+search                 searching and counting (``searchsorted``, ``bincount``, ``isin``)
 sampling               sampling composites (``multinomial``, ``poisson``, ...)
 inplace                in-place writes and resizing (``resize_``, ``set_``, ...)
 matmul                 ``matmul``/``mm``/``mv``/``dot`` over ``bmm``; ``max``/``min``

@@ -17,11 +17,22 @@ from typing import Any
 import numpy as np
 
 from ember.core import dtype as dt
-from ember.core import memory_format as mf
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _shape_args
 from ember.dispatcher.namespace import ops
 from ember.operators import factories, forms
+from ember.operators.view_copies import (  # the Python forms of the view copies
+    alias_copy,
+    detach_copy,
+    select_copy,
+    slice_copy,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    transpose_copy,
+    unfold_copy,
+    unsqueeze_copy,
+)
 
 __all__ = [
     "scalar_tensor",
@@ -185,50 +196,3 @@ def typename(obj: Any) -> str:
 
 def is_storage(obj: Any) -> bool:
     return isinstance(obj, Storage)
-
-
-def _copy(t: Tensor) -> Tensor:
-    return t.clone(memory_format=mf.contiguous_format)
-
-
-def alias_copy(input: Tensor) -> Tensor:
-    return _copy(input)
-
-
-def detach_copy(input: Tensor) -> Tensor:
-    return _copy(input.detach())
-
-
-def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
-    return _copy(input.select(dim, index))
-
-
-def slice_copy(input: Tensor, dim: int = 0, start: Any = None, end: Any = None,
-               step: int = 1) -> Tensor:  # fmt: skip
-    index = [builtins.slice(None)] * input.ndim
-    index[dim] = builtins.slice(start, end, step)
-    return _copy(input[tuple(index)])
-
-
-def squeeze_copy(input: Tensor, dim: Any = None) -> Tensor:
-    return _copy(input.squeeze(dim))
-
-
-def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:
-    return _copy(input.unsqueeze(dim))
-
-
-def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    return _copy(input.transpose(dim0, dim1))
-
-
-def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    return _copy(input.unfold(dimension, size, step))
-
-
-def split_copy(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    return tuple(_copy(p) for p in input.split(split_size, dim))
-
-
-def split_with_sizes_copy(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    return tuple(_copy(p) for p in input.split(list(split_sizes), dim))

@@ -22,7 +22,6 @@ from ember.operators import (
     factories,
     index_drivers,
     indexing,
-    indexing_more,
     inplace,
     linalg_derived,
     linalg_factorizations,
@@ -35,10 +34,12 @@ from ember.operators import (
     nn_drivers,
     reduction,
     sampling,
+    scatter_writes,
     search,
     shape,
     shape_basic,
     shape_forms,
+    view_copies,
     views,
 )
 
@@ -154,7 +155,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
         n: getattr(m, n)
         for m in (
             shape,
-            indexing_more,
+            scatter_writes,
+            view_copies,
             linalg_products,
             linalg_norms,
             linalg_solve,

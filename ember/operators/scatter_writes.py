@@ -1,11 +1,10 @@
 # mypy: disable-error-code="operator, union-attr, attr-defined"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
-"""More indexing composites: index_reduce, fill_diagonal_, nonzero_static, as_strided_scatter,
-isin, and the ``*_copy`` forms of the views.
+"""Scatter-style writes: index_reduce(_), fill_diagonal_ and as_strided_scatter.
 
-Each is one call into the indexing primitives (``scatter_reduce_``, ``index_put_``,
-``nonzero``, ``sort``) or a view followed by a copy, so every device with the primitive
-set runs them; autograd differentiates them through those calls.
+Each is one call into the indexing primitives (``scatter_reduce_``, ``index_put_``) or a
+view followed by a copy into it, so every device with the primitive set runs them;
+autograd differentiates them through those calls.
 """
 
 from __future__ import annotations
@@ -19,16 +18,7 @@ __all__ = [
     "index_reduce",
     "index_reduce_",
     "fill_diagonal_",
-    "nonzero_static",
     "as_strided_scatter",
-    "isin",
-    "expand_copy",
-    "permute_copy",
-    "t_copy",
-    "view_copy",
-    "diagonal_copy",
-    "as_strided_copy",
-    "unbind_copy",
 ]
 
 
@@ -116,19 +106,6 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     return self.copy_(tmp)
 
 
-def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
-    if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
-    idx = _aten().nonzero.default(self)
-    n = idx._shape[0]
-    if n >= size:
-        return idx.narrow(0, 0, size).clone()
-    pad = _aten().full.default(
-        (size - n, self.ndim), fill_value, dtype=dt.int64, device=self._device
-    )
-    return _aten().cat([idx, pad], 0)
-
-
 def as_strided_scatter(self: Tensor, src: Tensor, size: Any, stride: Any,
                        storage_offset: Any = None) -> Tensor:  # fmt: skip
     out = self.clone()
@@ -140,52 +117,3 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Any, stride: Any,
         )
     view.copy_(src)
     return out
-
-
-def isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False
-         ) -> Tensor:  # fmt: skip
-    """Whether each element occurs in ``test_elements``: one sort of the test elements and
-    a binary search (``searchsorted``) of every element."""
-    from ember.operators.factories import scalar_tensor_like
-
-    aten = _aten()
-    e = elements if isinstance(elements, Tensor) else scalar_tensor_like(elements, test_elements)
-    t = test_elements if isinstance(test_elements, Tensor) else scalar_tensor_like(test_elements, e)
-    ct = dt.promote_types(e._dtype, t._dtype)
-    e, t = e.to(ct), t.reshape(-1).to(ct)
-    if t.numel() == 0:
-        found = aten.zeros_like.default(e, dtype=dt.bool_)
-    else:
-        srt = aten.sort.stable(t, stable=False, dim=0, descending=False)[0]
-        pos = aten.searchsorted.Tensor(srt, e).clamp(max=t.numel() - 1)
-        found = aten.eq.Tensor(aten.index.Tensor(srt, [pos.reshape(-1)]).reshape(e._shape), e)
-    return found.logical_not() if invert else found
-
-
-# -- the *_copy forms of the views (a view, then a copy) -------------------------------------------
-def expand_copy(self: Tensor, size: Any, implicit: bool = False) -> Tensor:
-    return _aten().expand.default(self, tuple(size)).clone()
-
-
-def permute_copy(self: Tensor, dims: Any) -> Tensor:
-    return _aten().permute.default(self, tuple(dims)).clone()
-
-
-def t_copy(self: Tensor) -> Tensor:
-    return _aten().t.default(self).clone()
-
-
-def view_copy(self: Tensor, size: Any) -> Tensor:
-    return _aten().view.default(self, tuple(size)).clone()
-
-
-def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    return _aten().diagonal.default(self, offset, dim1, dim2).clone()
-
-
-def as_strided_copy(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
-    return _aten().as_strided.default(self, tuple(size), tuple(stride), storage_offset).clone()
-
-
-def unbind_copy(self: Tensor, dim: int = 0) -> list[Tensor]:
-    return [t.clone() for t in _aten().unbind.int(self, dim)]

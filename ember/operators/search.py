@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator, union-attr, attr-defined"
 # (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
-"""Composite searching and counting: searchsorted, bucketize, bincount, histc, unique_consecutive.
+"""Composite searching and counting: searchsorted, bucketize, bincount, histc, unique_consecutive,
+isin, nonzero_static.
 
 All are built on the indexing primitives (``sort.stable``, ``scatter_reduce_``,
 ``index``, ``nonzero``) plus scans, with no per-element Python work:
@@ -26,6 +27,8 @@ __all__ = [
     "histogram",
     "histogram_edges",
     "unique_consecutive",
+    "isin",
+    "nonzero_static",
 ]
 
 _NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
@@ -295,3 +298,36 @@ def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts
         end = _empty((1,), dt.int64, self).fill_(n)
         counts = aten.cat([starts.narrow(0, 1, starts._shape[0] - 1), end]) - starts
     return values, inverse, counts
+
+
+def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    idx = _aten().nonzero.default(self)
+    n = idx._shape[0]
+    if n >= size:
+        return idx.narrow(0, 0, size).clone()
+    pad = _aten().full.default(
+        (size - n, self.ndim), fill_value, dtype=dt.int64, device=self._device
+    )
+    return _aten().cat([idx, pad], 0)
+
+
+def isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False
+         ) -> Tensor:  # fmt: skip
+    """Whether each element occurs in ``test_elements``: one sort of the test elements and
+    a binary search (``searchsorted``) of every element."""
+    from ember.operators.factories import scalar_tensor_like
+
+    aten = _aten()
+    e = elements if isinstance(elements, Tensor) else scalar_tensor_like(elements, test_elements)
+    t = test_elements if isinstance(test_elements, Tensor) else scalar_tensor_like(test_elements, e)
+    ct = dt.promote_types(e._dtype, t._dtype)
+    e, t = e.to(ct), t.reshape(-1).to(ct)
+    if t.numel() == 0:
+        found = aten.zeros_like.default(e, dtype=dt.bool_)
+    else:
+        srt = aten.sort.stable(t, stable=False, dim=0, descending=False)[0]
+        pos = aten.searchsorted.Tensor(srt, e).clamp(max=t.numel() - 1)
+        found = aten.eq.Tensor(aten.index.Tensor(srt, [pos.reshape(-1)]).reshape(e._shape), e)
+    return found.logical_not() if invert else found
