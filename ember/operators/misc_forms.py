@@ -22,6 +22,7 @@ from ember.core.tensor import Tensor, _shape_args
 from ember.dispatcher.namespace import ops
 from ember.operators import factories, forms
 from ember.operators.view_copies import (  # the Python forms of the view copies
+    PYTHON_FORMS,
     alias_copy,
     detach_copy,
     select_copy,
@@ -43,16 +44,7 @@ __all__ = [
     "unravel_index",
     "typename",
     "is_storage",
-    "alias_copy",
-    "detach_copy",
-    "select_copy",
-    "slice_copy",
-    "squeeze_copy",
-    "unsqueeze_copy",
-    "transpose_copy",
-    "unfold_copy",
-    "split_copy",
-    "split_with_sizes_copy",
+    *PYTHON_FORMS,
 ]
 
 
