@@ -21,19 +21,8 @@ from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _shape_args
 from ember.dispatcher.namespace import ops
 from ember.operators import factories, forms
-from ember.operators.view_copies import (  # the Python forms of the view copies
-    PYTHON_FORMS,
-    alias_copy,
-    detach_copy,
-    select_copy,
-    slice_copy,
-    split_copy,
-    split_with_sizes_copy,
-    squeeze_copy,
-    transpose_copy,
-    unfold_copy,
-    unsqueeze_copy,
-)
+from ember.operators import view_copies
+from ember.operators.view_copies import PYTHON_FORMS
 
 __all__ = [
     "scalar_tensor",
@@ -188,3 +177,7 @@ def typename(obj: Any) -> str:
 
 def is_storage(obj: Any) -> bool:
     return isinstance(obj, Storage)
+
+
+# the Python forms of the view copies are ember.<name> too (ember/operators/view_copies.py)
+globals().update({n: getattr(view_copies, n) for n in PYTHON_FORMS})
