@@ -20,8 +20,7 @@ from ember.core import dtype as dt
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _shape_args
 from ember.dispatcher.namespace import ops
-from ember.operators import factories, forms
-from ember.operators import view_copies
+from ember.operators import factories, forms, view_copies
 from ember.operators.view_copies import PYTHON_FORMS
 
 __all__ = [
