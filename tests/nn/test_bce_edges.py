@@ -50,3 +50,39 @@ def test_bce_differentiates_twice():
     t = ember.tensor([0.0, 0.5, 1.0], dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradcheck(lambda a, b: F.binary_cross_entropy(a, b), (x, t))
     assert ember.autograd.gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b), (x, t))
+
+
+LOGITS = [-30.0, -1.0, 0.0, 0.0, -0.0, 2.0, 40.0]
+LOGIT_TARGETS = [0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 1.0]
+
+
+@pytest.mark.parametrize("pos_weight", [None, [1.0, 2.0, 0.5, 3.0, 1.0, 1.0, 4.0]])
+def test_bce_with_logits_gradient_at_zero_matches_torch(pos_weight):
+    """A zero-initialised head: the slope at exactly 0 is sigmoid(0) - t (issue 15, class 2)."""
+    x = ember.tensor(LOGITS, dtype=ember.float64, requires_grad=True)
+    t = ember.tensor(LOGIT_TARGETS, dtype=ember.float64, requires_grad=True)
+    xt = torch.tensor(LOGITS, dtype=torch.float64, requires_grad=True)
+    tt = torch.tensor(LOGIT_TARGETS, dtype=torch.float64, requires_grad=True)
+    pw = None if pos_weight is None else ember.tensor(pos_weight, dtype=ember.float64)
+    pwt = None if pos_weight is None else torch.tensor(pos_weight, dtype=torch.float64)
+    out = F.binary_cross_entropy_with_logits(x, t, pos_weight=pw, reduction="none")
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(
+        xt, tt, pos_weight=pwt, reduction="none"
+    )
+    torch.testing.assert_close(torch.from_numpy(out.detach().numpy()), ref.detach())
+    out.sum().backward()
+    ref.sum().backward()
+    torch.testing.assert_close(torch.from_numpy(x.grad.numpy()), xt.grad)
+    torch.testing.assert_close(torch.from_numpy(t.grad.numpy()), tt.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsigmoid_values_and_gradient_match_torch(dtype):
+    v = [-1000.0, -30.0, -1.0, -0.0, 0.0, 1e-8, 3.0, 80.0]
+    x = ember.tensor(v, dtype=getattr(ember, dtype), requires_grad=True)
+    xt = torch.tensor(v, dtype=getattr(torch, dtype), requires_grad=True)
+    out, ref = F.logsigmoid(x), torch.nn.functional.logsigmoid(xt)
+    torch.testing.assert_close(torch.from_numpy(out.detach().numpy()), ref.detach())
+    out.sum().backward()
+    ref.sum().backward()
+    torch.testing.assert_close(torch.from_numpy(x.grad.numpy()), xt.grad)

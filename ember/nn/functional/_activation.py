@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Activation functions of ``ember.nn.functional``, composed from ember operators.
 
 Each function is a composition of existing operators, so autograd derives its
@@ -236,7 +234,10 @@ def logsigmoid(input: Tensor) -> Tensor:
         >>> ember.nn.functional.logsigmoid(ember.tensor([-1000.0, 0.0])).tolist()[0]
         -1000.0
     """
-    return -((-input).relu()) - (-input.abs()).exp().log1p()
+    # minimum, not -relu(-x): at x = 0 its gradient splits the tie (0.5), which with |x|'s
+    # zero slope there gives sigmoid(0) = 0.5, PyTorch's derivative (relu'(0) = 0 gave 0)
+    zero = ember.zeros((), dtype=input.dtype, device=input.device)
+    return ember.minimum(input, zero) - (-input.abs()).exp().log1p()
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Loss functions of ``ember.nn.functional``, composed from ember operators.
 
 ``nll_loss`` picks each target's log-probability with one ``gather``; on the
@@ -18,7 +16,7 @@ from typing import Any
 
 import ember
 from ember.core.tensor import Tensor
-from ember.nn.functional._activation import log_softmax
+from ember.nn.functional._activation import log_softmax, logsigmoid
 
 __all__ = [
     "mse_loss",
@@ -301,8 +299,8 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    # log(1 + exp(-x)) without overflow: relu(-x) + log1p(exp(-|x|)).
-    log1pexp = (-input).relu() + (-input.abs()).exp().log1p()
+    # log(1 + exp(-x)) without overflow, with PyTorch's slope -1/2 at exactly x = 0
+    log1pexp = -logsigmoid(input)
     if pos_weight is not None:
         loss = (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * log1pexp
     else:
