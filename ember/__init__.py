@@ -5,7 +5,7 @@ operator schema); device backends are plugins loaded on first use of their
 name. This module re-exports the public API under PyTorch's names.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ember import autograd, library
 from ember._compile import compile
@@ -136,6 +136,8 @@ from ember.serialization import load, save
 
 _registration.load()
 globals().update({k: v for k, v in _registration.functions.items() if k not in globals()})
+if TYPE_CHECKING:  # Note [Typed surface]: the names bound here, in a stub (tools/gen_stubs.py)
+    from ember._functions import *  # noqa: F403
 globals().update(_TENSOR_TYPES)  # FloatTensor, LongTensor, ...
 globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
 # out= on the ember.* functions (ember/dispatcher/out.py)

@@ -1,4 +1,3 @@
-# mypy: disable-error-code="operator"
 """``ember.amp``: PyTorch's automatic-mixed-precision API, ``autocast`` and ``GradScaler``.
 
 ``GradScaler`` is complete: it multiplies the loss by a scale, unscales the gradients

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``ember.special``: PyTorch's ``torch.special`` names over ember's operators.
 
 Most entries are another name of an operator (``expit`` is ``sigmoid``, ``gammaln``

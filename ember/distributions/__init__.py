@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``ember.distributions``: PyTorch's probability distributions, written in ember operators.
 
 Every distribution samples, scores (``log_prob``, ``cdf``, ``entropy``) and reports its

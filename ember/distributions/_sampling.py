@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Samplers the distributions need beyond ``rand``/``randn``: Gamma (with its implicit
 reparameterization gradient), Poisson and Binomial, written as vectorised ember operators.
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Bernoulli(probs=None, logits=None)``: 0/1 outcomes with success probability ``probs``.
 
 Exactly one parameterization is given; the other is computed on first use.
@@ -85,11 +83,11 @@ class Bernoulli(ExponentialFamily):
         return self.probs * (1 - self.probs)
 
     @lazy_property
-    def logits(self) -> Tensor:  # type: ignore[override]
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
 
     @property

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Beta(concentration1, concentration0)``: distributions on [0, 1] with density
 ``x^(a-1) (1-x)^(b-1) / B(a, b)``, drawn as the first coordinate of a Dirichlet.
 

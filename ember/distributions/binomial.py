@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Binomial(total_count=1, probs=None, logits=None)``: successes in ``total_count`` trials.
 
 Examples:
@@ -72,11 +70,11 @@ class Binomial(Distribution):
         return constraints.integer_interval(0, self.total_count)
 
     @lazy_property
-    def logits(self) -> Tensor:  # type: ignore[override]
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
 
     @property

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Categorical(probs=None, logits=None)``: one of K categories, as an integer index.
 
 ``probs`` are normalized along the last dim; ``logits`` are normalized to log-probabilities.
@@ -79,11 +77,11 @@ class Categorical(Distribution):
         return constraints.integer_interval(0, self._num_events - 1)
 
     @lazy_property
-    def logits(self) -> Tensor:  # type: ignore[override]
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs)
 
     @lazy_property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits)
 
     @property

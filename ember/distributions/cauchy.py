@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Cauchy(loc, scale)``: the Lorentz distribution (no mean, infinite variance).
 
 Examples:

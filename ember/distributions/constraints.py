@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Constraints: the sets a distribution's parameters and samples live in
 (``torch.distributions.constraints``).
 
@@ -159,7 +157,7 @@ class _Boolean(Constraint):
     is_discrete = True
 
     def check(self, value: Tensor) -> Tensor:
-        return (value == 0) | (value == 1)  # type: ignore[return-value]
+        return (value == 0) | (value == 1)
 
 
 class _OneHot(Constraint):
@@ -204,7 +202,7 @@ class _IntegerGreaterThan(Constraint):
 
 class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
-        return value == value  # type: ignore[return-value]  # False for NaN
+        return value == value  # False for NaN
 
 
 class _GreaterThan(Constraint):

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Dirichlet(concentration)``: distributions over the probability simplex.
 
 Draws are normalized Gamma draws, reparameterized through the Gamma's implicit gradient.

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Distribution``: the base class of every distribution (``torch.distributions``'s API).
 
 A distribution has a ``batch_shape`` (independent, differently parameterized copies) and

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``ExponentialFamily``: the base class PyTorch gives its exponential-family distributions.
 
 ember keeps the class so that ``isinstance`` checks and ``register_kl`` dispatch see the

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Geometric(probs=None, logits=None)``: failures before the first success.
 
 Examples:
@@ -70,11 +68,11 @@ class Geometric(Distribution):
         return new  # type: ignore[no-any-return]
 
     @lazy_property
-    def logits(self) -> Tensor:  # type: ignore[override]
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
 
     @property

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Gumbel(loc, scale)``: the extreme-value distribution, ``loc - scale log(-log U)``.
 
 Examples:
@@ -57,7 +55,7 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        return self.loc + self.scale * _EULER  # type: ignore[return-value]
+        return self.loc + self.scale * _EULER
 
     @property
     def mode(self) -> Tensor:

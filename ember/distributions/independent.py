@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Independent(base_distribution, reinterpreted_batch_ndims)``: batch dims made event dims.
 
 Examples:

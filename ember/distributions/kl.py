@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``kl_divergence(p, q)`` and ``register_kl``: closed-form KL divergences, dispatched on the
 pair of distribution types.
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Laplace(loc, scale)``: the double exponential, density ``exp(-|x - loc| / scale) / (2 scale)``.
 
 Examples:

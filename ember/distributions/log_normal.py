@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``LogNormal(loc, scale)``: ``exp(X)`` for ``X ~ Normal(loc, scale)``.
 
 Examples:
@@ -29,6 +27,7 @@ class LogNormal(TransformedDistribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
+    base_dist: Normal
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         base = Normal(loc, scale, validate_args=validate_args)
@@ -40,11 +39,11 @@ class LogNormal(TransformedDistribution):
 
     @property
     def loc(self) -> Tensor:
-        return self.base_dist.loc  # type: ignore[attr-defined,no-any-return]
+        return self.base_dist.loc
 
     @property
     def scale(self) -> Tensor:
-        return self.base_dist.scale  # type: ignore[attr-defined,no-any-return]
+        return self.base_dist.scale
 
     @property
     def mean(self) -> Tensor:

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Multinomial(total_count=1, probs=None, logits=None)``: category counts of
 ``total_count`` independent Categorical draws.
 
@@ -88,7 +86,7 @@ class Multinomial(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        return self.probs * self.total_count  # type: ignore[return-value]
+        return self.probs * self.total_count
 
     @property
     def variance(self) -> Tensor:

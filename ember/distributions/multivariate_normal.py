@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None)``.
 
 Everything goes through the lower Cholesky factor ``scale_tril`` of the covariance
@@ -117,16 +115,16 @@ class MultivariateNormal(Distribution):
         return m.expand(tuple(self._batch_shape) + tuple(self._event_shape) * 2)
 
     @lazy_property
-    def scale_tril(self) -> Tensor:  # type: ignore[override]
+    def scale_tril(self) -> Tensor:
         return self._full(self._unbroadcasted_scale_tril)
 
     @lazy_property
-    def covariance_matrix(self) -> Tensor:  # type: ignore[override]
+    def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril  # noqa: N806
         return self._full(L @ L.mT)
 
     @lazy_property
-    def precision_matrix(self) -> Tensor:  # type: ignore[override]
+    def precision_matrix(self) -> Tensor:
         return self._full(ember.cholesky_inverse(self._unbroadcasted_scale_tril))
 
     @property

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``StudentT(df, loc=0.0, scale=1.0)``: Student's t, drawn as ``X / sqrt(Z / df)`` with
 ``X`` normal and ``Z`` chi-squared (reparameterized through both).
 

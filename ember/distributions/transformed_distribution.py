@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``TransformedDistribution(base_distribution, transforms)``: the distribution of
 ``t_n(...t_1(x))`` for ``x`` drawn from the base, with densities by change of variables.
 

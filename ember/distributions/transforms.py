@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Transforms: invertible maps with a log-Jacobian, for ``TransformedDistribution``
 (``torch.distributions.transforms``).
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``Uniform(low, high)``: the uniform distribution on the half-open interval [low, high).
 
 Examples:

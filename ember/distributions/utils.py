@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits,
 lazily computed attributes, and sample shapes.
 
@@ -76,7 +74,7 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     else:
         dtype, device = ember.get_default_dtype(), None
     as_t = [
-        v.to(dtype) if isinstance(v, Tensor) else ember.tensor(float(v), dtype=dtype, device=device)  # type: ignore[arg-type]
+        v.to(dtype) if isinstance(v, Tensor) else ember.tensor(float(v), dtype=dtype, device=device)
         for v in values
     ]
     shape = ember.broadcast_shapes(*(tuple(t.shape) for t in as_t))

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``ember.nn.init``: in-place parameter initialisers with PyTorch's fan and gain rules.
 
 Every initialiser runs under ``no_grad`` and draws from ember's generators

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined, return-value, arg-type"
-# (Tensor dunders and methods are bound from ops.yaml at import time; mypy cannot see them.)
 """Composite elementwise operators: the math family PyTorch has beyond the primitive set.
 
 Each kernel here is a formula over primitives (``where``, ``maximum``, ``log1p``,

@@ -242,13 +242,6 @@ def _tensor_div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) 
     return ops.aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
 
 
-Tensor.pow = pow  # type: ignore[attr-defined]
-setattr(Tensor, "__pow__", pow)  # noqa: B010 - assigning the dunder confuses mypy
-Tensor.div = _tensor_div  # type: ignore[attr-defined]
-Tensor.divide = _tensor_div  # type: ignore[attr-defined]
-Tensor.div_ = _tensor_div_  # type: ignore[attr-defined]
-
-
 def unique(
     input: Tensor,
     sorted: bool = True,
@@ -310,19 +303,11 @@ def _tensor_unique(self: Tensor, sorted: bool = True, return_inverse: bool = Fal
     return unique(self, sorted, return_inverse, return_counts, dim)
 
 
-Tensor.sort = _tensor_sort  # type: ignore[attr-defined]
-Tensor.argsort = _tensor_argsort  # type: ignore[attr-defined]
-Tensor.unique = _tensor_unique  # type: ignore[attr-defined]
-
-
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or (values, indices) along ``dim``."""
     if dim is None:
         return ops.aten.median.default(input)
     return ops.aten.median.dim(input, dim, keepdim)
-
-
-Tensor.median = median  # type: ignore[attr-defined]
 
 
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -> Tensor:
@@ -358,8 +343,22 @@ def _tensor_random_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) 
     return getattr(ops.aten.random_, "from")(self, low, high, generator=generator)  # type: ignore[no-any-return]
 
 
-Tensor.bernoulli = bernoulli  # type: ignore[attr-defined]
-Tensor.random_ = _tensor_random_  # type: ignore[attr-defined]
+#: the Tensor methods whose Python forms these are (typed by ember/core/_tensor_methods.pyi)
+TENSOR_METHODS = {
+    "pow": pow,
+    "__pow__": pow,
+    "div": _tensor_div,
+    "divide": _tensor_div,
+    "div_": _tensor_div_,
+    "sort": _tensor_sort,
+    "argsort": _tensor_argsort,
+    "unique": _tensor_unique,
+    "median": median,
+    "bernoulli": bernoulli,
+    "random_": _tensor_random_,
+}
+for _name, _fn in TENSOR_METHODS.items():
+    setattr(Tensor, _name, _fn)
 
 
 # Note [Registration points]

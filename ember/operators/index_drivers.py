@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Drivers for the indexing primitives: gather, scatter, index, index_put, nonzero, sort.
 
 Like the structured families in ``drivers.py``, the core validates the

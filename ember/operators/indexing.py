@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite indexing, scatter, sort and sampling operators, over the indexing primitives.
 
 Every function here is device-independent: it calls only primitives (gather,

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite in-place operators: resizing, writes through flat indices (put_), masked
 scatter, the in-place fused products (addmm_ ...), and the in-place view methods.
 

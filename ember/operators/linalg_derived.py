@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composites over the factorizations: triangular and Cholesky solves, the pseudo-inverse,
 rank, least squares, condition numbers and the singular-value matrix norms.
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Matrix factorizations: the decomposition primitives' checks, host fallback and meta
 shapes, and the composites PyTorch users call over them.
 

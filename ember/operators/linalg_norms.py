@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite norms and distances: linalg.vector_norm/matrix_norm/norm/vecdot and cdist.
 
 All are reductions over elementwise operators (and, for large ``cdist``, one matrix

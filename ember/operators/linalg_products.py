@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite linear algebra: products, contractions, fused multiply-adds, statistics.
 
 Every product here reduces to ``bmm`` (through ``matmul``/``mm``) plus views and

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Dense solvers: linalg.solve, linalg.inv and linalg.det over the LU factorization.
 
 ``linalg_lu_factor_ex`` (LAPACK's getrf on the CPU, the host fallback elsewhere) and two

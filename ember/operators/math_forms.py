@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Python forms of the elementwise and reduction operators, and PyTorch's alias names.
 
 PyTorch's binding picks an overload from the arguments (``var(x, 0, True)`` is the
@@ -275,7 +273,7 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return ops.aten.where.self(condition, self, other)  # type: ignore[no-any-return]
 
 
-def _floor_divide_(self: Tensor, other: Any) -> Tensor:
+def _floor_divide_(self: Tensor, other: Tensor | float) -> Tensor:
     return ops.aten.div_.Tensor_mode(self, other, rounding_mode="floor")  # type: ignore[no-any-return]
 
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite nn operators: convolution, pooling, layer_norm, embedding, einsum.
 
 Convolution is im2col + a batched matrix product (the GEMM goes to the device's

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Drivers for the nn primitives: im2col/col2im, max pooling, softmax, layer and batch norm
 (and batch norm's backward, a native with a Composite fallback).
 

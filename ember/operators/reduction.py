@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined, return-value, arg-type"
-# (Tensor dunders and methods are bound from ops.yaml at import time; mypy cannot see them.)
 """Composite reductions, scans and order statistics: var/std (and their ``_mean`` forms),
 norm, nansum/nanmean, aminmax, cumsum/cumprod/cummax/cummin/logcumsumexp, quantile,
 nanquantile, nanmedian and mode.

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite random sampling and spaced factories, over the ``uniform_``/``normal_``/``random_``
 primitives.
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Scatter-style writes: index_reduce(_), fill_diagonal_ and as_strided_scatter.
 
 Each is one call into the indexing primitives (``scatter_reduce_``, ``index_put_``) or a

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite searching and counting: searchsorted, bucketize, bincount, histc, unique_consecutive,
 isin, nonzero_static.
 

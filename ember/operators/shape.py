@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, union-attr, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Composite shape operators: moving dims, stacking, splitting, diagonals, repeats, windows.
 
 Every kernel here is device-independent: it calls operators (through ``ops.aten``, so

@@ -403,7 +403,7 @@ def var(self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = F
     for d in dims:
         n *= self._shape[d]
     mean = self.mean(dims, keepdim=True)
-    dev = self - mean  # type: ignore[operator]
+    dev = self - mean
     s = (dev * dev).sum(dims, keepdim=keepdim)
     dof = builtins.max(0, n - c)
     return s / scalar_tensor(float(dof), s._dtype, s._device)
@@ -428,11 +428,11 @@ def norm(self: Tensor, p: Any = None, dim: Any = (), keepdim: bool = False) -> T
     if p == -math.inf:
         return a.amin(dims, keepdim)
     if p == 0:
-        return (self != 0).to(self._dtype).sum(dims, keepdim)  # type: ignore[operator, attr-defined]
+        return (self != 0).to(self._dtype).sum(dims, keepdim)
     if p == 1:
         return a.sum(dims, keepdim)
     if p == 2:
-        return (self * self).sum(dims, keepdim).sqrt()  # type: ignore[operator]
+        return (self * self).sum(dims, keepdim).sqrt()
     pt = scalar_tensor(float(p), self._dtype, self._device)
     inv = scalar_tensor(1.0 / float(p), self._dtype, self._device)
     return a.pow(pt).sum(dims, keepdim).pow(inv)
@@ -457,7 +457,7 @@ def _scaled_add(self: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
     elif beta == 1:
         base = target
     else:
-        base = target * scalar_tensor_like(beta, target)  # type: ignore[operator]
+        base = target * scalar_tensor_like(beta, target)
     if alpha == 1:
         return base + prod
     return _aten().add.Tensor(base, prod, alpha=alpha)
@@ -492,7 +492,7 @@ def lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
             f"{_C_NAMES[end._dtype.name]}"
         )
     _float_check(self, "lerp_kernel_scalar")
-    diff = end - self  # type: ignore[operator]
+    diff = end - self
     w = float(weight)
     if abs(w) < 0.5:
         return self + diff * scalar_tensor(w, self._dtype, self._device)
@@ -500,7 +500,7 @@ def lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 1) -> Tensor:
-    prod = tensor1 * tensor2  # type: ignore[operator]
+    prod = tensor1 * tensor2
     if value == 1:
         return self + prod
     return _aten().add.Tensor(self, prod, alpha=value)
@@ -516,7 +516,7 @@ def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 1) -> T
             "for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
-    q = tensor1 / tensor2  # type: ignore[operator]
+    q = tensor1 / tensor2
     if value == 1:
         return self + q
     return _aten().add.Tensor(self, q, alpha=value)

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Adam and AdamW (amsgrad, weight decay, maximize), as PyTorch's single-tensor updates.
 
 State per parameter: ``step`` (float32 0-dim tensor), ``exp_avg``,
@@ -69,7 +67,9 @@ class Adam(Optimizer):
                 beta1, beta2 = g["betas"]
                 lr, wd, eps = g["lr"], g["weight_decay"], g["eps"]
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "exp_avg" not in st:
                         st["step"] = ember.tensor(0.0, dtype=ember.float32)

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Adadelta, Adamax, NAdam and RAdam, with PyTorch's update rules and state names.
 
 Each update is a few in-place tensor operators per parameter under ``no_grad``.
@@ -75,7 +73,9 @@ class Adadelta(Optimizer):
             for g in self.param_groups:
                 lr, rho, eps, wd = g["lr"], g["rho"], g["eps"], g["weight_decay"]
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "square_avg" not in st:
                         st["step"] = _scalar(0.0)
@@ -125,7 +125,9 @@ class Adamax(Optimizer):
             for g in self.param_groups:
                 (beta1, beta2), lr, eps, wd = g["betas"], g["lr"], g["eps"], g["weight_decay"]
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "exp_avg" not in st:
                         st["step"] = _scalar(0.0)
@@ -188,7 +190,9 @@ class NAdam(Optimizer):
             for g in self.param_groups:
                 (beta1, beta2), lr, eps, md = g["betas"], g["lr"], g["eps"], g["momentum_decay"]
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "exp_avg" not in st:
                         st["step"] = _scalar(0.0)
@@ -246,7 +250,9 @@ class RAdam(Optimizer):
                 (beta1, beta2), lr, eps = g["betas"], g["lr"], g["eps"]
                 rho_inf = 2 / (1 - beta2) - 1
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "exp_avg" not in st:
                         st["step"] = _scalar(0.0)

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """L-BFGS with PyTorch's interface: ``step(closure)``, one parameter group, an optional
 strong-Wolfe line search, and PyTorch's state names (``d``, ``t``, ``old_dirs``,
 ``old_stps``, ``ro``, ``H_diag``, ``prev_flat_grad``, ``prev_loss``, ``n_iter``,

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """RMSprop (momentum, centered, weight decay, maximize) and Adagrad (lr decay), as PyTorch's.
 
 RMSprop state: ``step``, ``square_avg``, optionally ``momentum_buffer`` and
@@ -50,7 +48,9 @@ class RMSprop(Optimizer):
                     g["momentum"],
                 )
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     if "square_avg" not in st:
                         st["step"] = ember.tensor(0.0, dtype=ember.float32)
@@ -107,7 +107,9 @@ class Adagrad(Optimizer):
         with no_grad():
             for g in self.param_groups:
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     st = self.state[p]
                     step = self._step_count(st, p)
                     if g["weight_decay"] != 0:

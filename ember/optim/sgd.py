@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """SGD with momentum, dampening, Nesterov, weight decay and maximize, as PyTorch's.
 
 Each parameter's update is a handful of in-place tensor ops under no_grad; the
@@ -56,7 +54,9 @@ class SGD(Optimizer):
             for g in self.param_groups:
                 lr, mom, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
                 for p in _params_with_grad(g):
-                    grad: Any = -p.grad if g["maximize"] else p.grad
+                    grad: Any = p.grad
+                    if g["maximize"]:
+                        grad = -grad
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
                     if mom != 0:

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Weight averaging, as ``torch.optim.swa_utils``: ``AveragedModel`` (stochastic weight
 averaging or an exponential moving average of a model's weights), the averaging
 functions, ``SWALR`` (anneal to a constant SWA learning rate) and ``update_bn``

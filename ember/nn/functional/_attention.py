@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Attention in ember operators: ``scaled_dot_product_attention`` and
 ``multi_head_attention_forward``.
 

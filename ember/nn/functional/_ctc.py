@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Connectionist temporal classification loss (``ctc_loss``), in ember operators.
 
 The forward (alpha) recursion runs over time in log space, vectorised over the

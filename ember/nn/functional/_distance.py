@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Norms and distances of ``ember.nn.functional``: normalize, cosine_similarity,
 pairwise_distance, pdist.
 

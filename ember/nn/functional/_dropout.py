@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Channel-wise and alpha dropout of ``ember.nn.functional``.
 
 ``dropout1d/2d/3d`` zero whole channels: one Bernoulli draw per (sample, channel),

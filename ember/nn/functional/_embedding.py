@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """``embedding_bag`` and the ``max_norm``/``scale_grad_by_freq`` options of embeddings.
 
 A bag reduction looks the rows up with the core's ``embedding``, numbers each

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Layer functions of ``ember.nn.functional``: linear, dropout, norms, embedding, one_hot.
 
 All are compositions of ember operators. ``layer_norm`` and ``batch_norm`` call the

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Margin, ranking, triplet, Poisson and Gaussian losses of ``ember.nn.functional``.
 
 Compositions of ember operators, with PyTorch's reductions (``none``/``mean``/

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Instance and local response normalisation of ``ember.nn.functional``.
 
 ``instance_norm`` is batch normalisation of the input seen as (1, N*C, *): the

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Pooling additions of ``ember.nn.functional``: power-average (LP) pooling,
 adaptive max pooling (1-d and 2-d), max unpooling and the ``*_with_indices`` aliases.
 

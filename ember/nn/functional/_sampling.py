@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Resampling of ``ember.nn.functional``: interpolate/upsample, pixel (un)shuffle,
 affine_grid and grid_sample.
 
@@ -122,11 +120,14 @@ def _along_cubic(x: Tensor, dim: int, out: int, scale: float | None, align: bool
     base = np.floor(src)
     t = (src - base).astype(np.float64)
     base = base.astype(np.int64)
-    result = None
-    for k, coeff in enumerate(_cubic_coefficients(t)):
-        idx = np.clip(base - 1 + k, 0, n - 1)
-        term = x.index_select(dim, _index(idx, x.device)) * _weights(coeff, x, dim)
-        result = term if result is None else result + term
+    terms = [
+        x.index_select(dim, _index(np.clip(base - 1 + k, 0, n - 1), x.device))
+        * _weights(coeff, x, dim)
+        for k, coeff in enumerate(_cubic_coefficients(t))
+    ]
+    result = terms[0]
+    for term in terms[1:]:
+        result = result + term
     return result
 
 

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """3-d convolution and pooling of ``ember.nn.functional`` (conv3d, conv_transpose3d,
 max/avg/lp/adaptive pooling over (N, C, D, H, W)).
 

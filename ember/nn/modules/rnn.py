@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Recurrent layers: RNN (tanh/relu), LSTM (with ``proj_size``), GRU and their cells.
 
 Everything is written in ember operators (``F.linear``, ``sigmoid``, ``tanh``,
@@ -119,7 +117,7 @@ class RNNBase(Module):
         for layer in range(num_layers):
             layer_in = input_size if layer == 0 else real_hidden * directions
             for suffix in ("", "_reverse")[:directions]:
-                shapes = [
+                shapes: list[tuple[str, tuple[int, ...]]] = [
                     (f"weight_ih_l{layer}{suffix}", (gate_size, layer_in)),
                     (f"weight_hh_l{layer}{suffix}", (gate_size, real_hidden)),
                 ]

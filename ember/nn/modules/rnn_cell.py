@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Recurrent cells: RNNCell, LSTMCell, GRUCell (one time step, PyTorch's parameter names).
 
 Also the step functions the recurrent layers (``ember.nn.modules.rnn``) run at each

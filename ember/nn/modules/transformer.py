@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Attention layers: MultiheadAttention, TransformerEncoder(Layer), TransformerDecoder(Layer)
 and Transformer.
 

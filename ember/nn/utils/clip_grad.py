@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``, ``get_total_norm``,
 ``clip_grads_with_norm_``), in place under no_grad.
 
@@ -51,10 +49,10 @@ def get_total_norm(
             for t in ts[1:]:
                 total = ember.maximum(total, t.abs().amax().to(total.dtype))
         else:
-            acc = None
-            for t in ts:
-                s = (t.abs() ** norm_type).sum() if norm_type != 2.0 else (t * t).sum()
-                acc = s if acc is None else acc + s.to(acc.dtype)
+            sums = [(t.abs() ** norm_type).sum() if norm_type != 2.0 else (t * t).sum() for t in ts]
+            acc = sums[0]
+            for s in sums[1:]:
+                acc = acc + s.to(acc.dtype)
             total = acc ** (1.0 / norm_type)
         if error_if_nonfinite and not bool(total.isfinite().all()):
             raise RuntimeError(

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Flattening parameters into one vector and back (``parameters_to_vector`` and inverse).
 
 ``parameters_to_vector`` is differentiable: one ``cat`` of the flattened parameters;

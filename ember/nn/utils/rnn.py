@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Variable-length sequences: PackedSequence, pack/pad helpers (``ember.nn.utils.rnn``).
 
 A PackedSequence stores the valid steps of a batch time-major, longest sequence

@@ -1,5 +1,3 @@
-# mypy: disable-error-code="operator, attr-defined, return-value, arg-type"
-# (Tensor dunders are bound from ops.yaml at import time, so mypy cannot see them.)
 """Weight and spectral normalisation by forward pre-hooks (PyTorch's ``nn.utils`` API).
 
 ``weight_norm`` replaces a parameter ``w`` by ``w_g`` (the norm over every dim but
@@ -87,7 +85,7 @@ def weight_norm(module: M, name: str = "weight", dim: int | None = 0) -> M:
     return module
 
 
-def _remove_hook(module: Module, kind: type, name: str) -> Any:
+def _remove_hook(module: Module, kind: type[Any], name: str) -> Any:
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, kind) and hook.name == name:
             del module._forward_pre_hooks[key]
