@@ -302,6 +302,14 @@ class Tensor(TensorMethods):
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 
+    @property
+    def is_xpu(self) -> bool:
+        return self._device.type == "xpu"
+
+    @property
+    def is_mps(self) -> bool:
+        return self._device.type == "mps"
+
     # PyTorch's layout/flavour flags: ember tensors are always dense and strided.
     @property
     def layout(self) -> Any:

@@ -54,7 +54,17 @@ __all__ = [
 ]
 
 
-def _factory(name: str, size: tuple[Any, ...], **kw: Any) -> Tensor:
+def _size_keyword(name: str, size: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
+    """``zeros(size=(2, 3))`` as PyTorch accepts it: the keyword form of the varargs size."""
+    if "size" not in kw:
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (kw.pop("size"),)
+
+
+def _factory(name: str, size: tuple[Any, ...], kw: dict[str, Any]) -> Tensor:
+    size = _size_keyword(name, size, kw)
     requires_grad = kw.pop("requires_grad", False)
     t = getattr(ops.aten, name).default(_shape_args(size), **kw)
     return factory_requires_grad(t, requires_grad)
@@ -62,16 +72,17 @@ def _factory(name: str, size: tuple[Any, ...], **kw: Any) -> Tensor:
 
 def zeros(*size: Any, **kw: Any) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3), dtype=ember.int32, device="cpu")``."""
-    return _factory("zeros", size, **kw)
+    return _factory("zeros", size, kw)
 
 
 def ones(*size: Any, **kw: Any) -> Tensor:
     """A tensor of ones."""
-    return _factory("ones", size, **kw)
+    return _factory("ones", size, kw)
 
 
 def empty(*size: Any, **kw: Any) -> Tensor:
     """An uninitialised tensor."""
+    size = _size_keyword("empty", size, kw)
     requires_grad = kw.pop("requires_grad", False)
     t = ops.aten.empty.memory_format(_shape_args(size), **kw)
     return factory_requires_grad(t, requires_grad)
@@ -85,18 +96,20 @@ def full(size: Any, fill_value: Any, **kw: Any) -> Tensor:
 
 def rand(*size: Any, **kw: Any) -> Tensor:
     """Uniform samples on [0, 1)."""
-    return _factory("rand", size, **kw)
+    return _factory("rand", size, kw)
 
 
 def randn(*size: Any, **kw: Any) -> Tensor:
     """Standard normal samples."""
-    return _factory("randn", size, **kw)
+    return _factory("randn", size, kw)
 
 
 def randint(low: int, high: Any = None, size: Any = None, **kw: Any) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     return ops.aten.randint.low(low, high, _shape_args((size,)), **kw)

@@ -398,12 +398,20 @@ def _seq_as_tuple(index: Any) -> bool:
     )
 
 
+def _ranges_as_lists(index: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A Python ``range`` indexes as the list of its values, as in PyTorch."""
+    if any(isinstance(i, range) for i in index):
+        return tuple(list(i) if isinstance(i, range) else i for i in index)
+    return index
+
+
 def getitem(self: Tensor, index: Any) -> Tensor:
     """``x[index]`` for ints, bools, slices, None and Ellipsis, as one view."""
     if _seq_as_tuple(index):
         index = tuple(index)
     if not isinstance(index, tuple):
         index = (index,)
+    index = _ranges_as_lists(index)
     for i in index:
         if isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__"):
             from ember.dispatcher.namespace import ops
@@ -512,7 +520,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
 
     if _seq_as_tuple(index):
         index = tuple(index)
-    items = index if isinstance(index, tuple) else (index,)
+    items = _ranges_as_lists(index if isinstance(index, tuple) else (index,))
+    index = items
     if any(isinstance(i, (Tensor, list)) or hasattr(i, "__array_interface__") for i in items):
         view, idx = split_advanced(self, items)
         if idx is not None:

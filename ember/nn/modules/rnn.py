@@ -131,6 +131,10 @@ class RNNBase(Module):
                     self._flat_weights_names.append(name)
         self.reset_parameters()
 
+    def flatten_parameters(self) -> None:
+        """PyTorch's cuDNN weight-compaction call; ember keeps no flat weight buffer, so
+        there is nothing to compact (scripts call it before every forward)."""
+
     def reset_parameters(self) -> None:
         stdv = 1.0 / math.sqrt(self.hidden_size)
         for weight in self.parameters():
