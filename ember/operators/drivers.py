@@ -26,6 +26,7 @@ no-op kernel, so every structured operator has a meta function for free.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -219,6 +220,8 @@ _scalar_cache: dict[tuple[Any, ...], Tensor] = {}
 def scalar_tensor(value: Any, dtype: dt.dtype, dev: device) -> Tensor:
     """A 0-dim tensor holding a Python scalar (cached: these never escape to users)."""
     key = (type(value), value, dtype, dev)
+    if value == 0 and type(value) is float and math.copysign(1.0, value) < 0:
+        key = (float, "-0.0", dtype, dev)  # -0.0 == 0.0 and hashes alike: keep them apart
     t = _scalar_cache.get(key)
     if t is None:
         t = new_empty((), dtype, dev)

@@ -314,7 +314,23 @@ _DUNDERS = {
     "__ifloordiv__": "floor_divide_",
 }
 
+
+def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``; a tensor ``other`` is differentiated too (PyTorch's
+    ``rsub.Tensor``), a number goes through ``rsub.Scalar``.
+
+    Examples:
+        >>> import ember
+        >>> ember.rsub(ember.tensor([1., 2.]), ember.tensor([3., 3.]))
+        tensor([2., 1.])
+    """
+    if isinstance(other, Tensor):
+        return ops.aten.sub.Tensor(other, input, alpha=alpha)  # type: ignore[no-any-return]
+    return ops.aten.rsub.Scalar(input, other, alpha)  # type: ignore[no-any-return]
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "rsub": rsub,
     "var": var,
     "std": std,
     "var_mean": var_mean,

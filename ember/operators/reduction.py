@@ -105,9 +105,18 @@ def var(self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = F
     return _var_parts("var", self, dim, correction, keepdim)[0]
 
 
+def _std_of(v: Tensor) -> Tensor:
+    """``sqrt(var)`` whose gradient is 0 where the variance is 0 (a constant input), as
+    PyTorch's std backward masks it, not sqrt's inf times var's 0 = NaN."""
+    if not v._requires_grad:
+        return v.sqrt()
+    zero = v == 0
+    return v.masked_fill(zero, 1.0).sqrt().masked_fill(zero, 0.0)
+
+
 def std(self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Tensor:
     v = _var_parts("std", _widen(self), dim, correction, keepdim)[0]
-    return _back(v.sqrt(), self._dtype)
+    return _back(_std_of(v), self._dtype)
 
 
 def var_mean(
@@ -120,7 +129,7 @@ def std_mean(
     self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False
 ) -> tuple[Tensor, Tensor]:
     v, m = _var_parts("std_mean", _widen(self), dim, correction, keepdim)
-    return _back(v.sqrt(), self._dtype), _back(m, self._dtype)
+    return _back(_std_of(v), self._dtype), _back(m, self._dtype)
 
 
 def norm(self: Tensor, p: Any = None, dim: Any = (), keepdim: bool = False) -> Tensor:

@@ -50,3 +50,35 @@ def test_recurrent_flatten_parameters_changes_nothing(cls):
     after = m.state_dict()
     assert before.keys() == after.keys()
     assert all(bool((before[k] == after[k]).all()) for k in before)
+
+
+def test_negative_zero_scalars_are_not_confused_with_zero():
+    """A cached 0-dim 0.0 must not answer for -0.0 (they compare and hash equal)."""
+    x = ember.tensor([1.0, -2.0])
+    for _ in range(2):
+        assert (x / 0.0).tolist() == [float("inf"), float("-inf")]
+        assert (x / -0.0).tolist() == [float("-inf"), float("inf")]
+    assert str((ember.tensor([0.0]) * -0.0).item()) == "-0.0"
+
+
+def test_std_of_a_constant_has_zero_gradient_as_torch():
+    data = [[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]]
+    grads = []
+    for lib in (ember, torch):
+        a = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        (a.std(1).sum() + lib.std_mean(a, 1)[0].sum() + a.std()).backward()
+        grads.append(np.asarray(a.grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-15)
+    c = ember.full((4,), 3.0, dtype=ember.float64, requires_grad=True)
+    c.std().backward()
+    assert c.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+    x = ember.randn(3, 4, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda t: t.std(1), (x,))
+
+
+def test_rsub_differentiates_a_tensor_other():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0, 4.0], requires_grad=True)
+    ember.rsub(a, b, alpha=2).sum().backward()
+    assert a.grad.tolist() == [-2.0, -2.0] and b.grad.tolist() == [1.0, 1.0]
+    assert ember.rsub(ember.tensor([1, 2]), 3).tolist() == [2, 1]
