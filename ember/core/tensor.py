@@ -933,6 +933,10 @@ class Tensor(TensorMethods):
     def __invert__(self) -> Tensor:
         if self._dtype is dt.bool_:
             return _ops().logical_not.default(self)
+        if self._dtype.category == dt.FLOAT:
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return _ops().bitwise_not.default(self)
 
     def __radd__(self, other: Any) -> Tensor:

@@ -262,8 +262,32 @@ _TORCH_NAMES = {
 }
 
 
+#: (operator, dtype category) -> PyTorch's exception type and message for that refusal
+_DTYPE_REFUSALS: dict[tuple[str, str], tuple[type[Exception], str]] = {
+    ("neg", "bool"): (
+        RuntimeError,
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead.",
+    ),
+}
+
+
 def _check_dtype(op: OpOverload, allowed: Any, d: dt.dtype) -> None:
     if allowed is not None and _CATEGORY_NAMES[d.category] not in allowed:
+        name = op.qualname.split("::")[-1].split(".")[0]
+        refusal = _DTYPE_REFUSALS.get((name.rstrip("_"), _CATEGORY_NAMES[d.category]))
+        if refusal is not None:
+            raise refusal[0](refusal[1])
+        f = op.functional
+        f_allowed: Any = f.entry.get("dtypes") if f is not None and f.entry is not None else ()
+        if name.endswith("_") and (f_allowed is None or _CATEGORY_NAMES[d.category] in f_allowed):
+            # the functional form accepts the dtype and promotes it (sqrt of an int tensor is
+            # float): the in-place form cannot store its float result
+            want = _TORCH_NAMES[dt.get_default_dtype().name]
+            raise RuntimeError(
+                f"result type {want} can't be cast to the desired output type "
+                f"{_TORCH_NAMES[d.name]}"
+            )
         raise NotImplementedError(
             f"{op.qualname} is not implemented for dtype {d.name}; it accepts "
             f"{', '.join(allowed)} tensors"
@@ -495,6 +519,11 @@ def normalize_dims(op: OpOverload, dims: Any, ndim: int) -> tuple[int, ...]:
 
 def _reduce_out_dtype(kind: str, op: OpOverload, d: dt.dtype, requested: Any) -> dt.dtype:
     if requested is not None:
+        if kind == "reduce_float" and requested.category != dt.FLOAT:
+            raise RuntimeError(
+                f"{op.schema.name.name}(): could not infer output dtype. Optional dtype must be "
+                f"either a floating point or complex dtype. Got: {_TORCH_NAMES[requested.name]}"
+            )
         return requested  # type: ignore[no-any-return]
     if kind == "reduce":
         return dt.int64 if d.category != dt.FLOAT else d

@@ -513,7 +513,11 @@ def isclose(
     self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Tensor:
     """``|a - b| <= atol + rtol * |b|`` (or equal, or both NaN with ``equal_nan``)."""
-    if isinstance(other, Tensor) and other._dtype is not self._dtype:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+    if other._dtype is not self._dtype:
         raise RuntimeError(
             f"{_TORCH_NAMES[self._dtype.name]} did not match {_TORCH_NAMES[other._dtype.name]}"
         )

@@ -82,3 +82,29 @@ def test_rsub_differentiates_a_tensor_other():
     ember.rsub(a, b, alpha=2).sum().backward()
     assert a.grad.tolist() == [-2.0, -2.0] and b.grad.tolist() == [1.0, 1.0]
     assert ember.rsub(ember.tensor([1, 2]), 3).tolist() == [2, 1]
+
+
+_CAST = "result type Float can't be cast to the desired output type "
+_NEG = r"Negation, the `-` operator, on a bool tensor is not supported"
+_INV = r"~ \(operator.invert\) is only implemented on integer and Boolean-type tensors"
+_MEAN = "Optional dtype must be either a floating point or complex dtype. Got: Long"
+_CLOSE = r"isclose\(\): argument 'other' \(position 2\) must be Tensor, not float"
+REFUSALS = [
+    (lambda L: L.zeros(2, dtype=L.int64).sqrt_(), RuntimeError, _CAST + "Long"),
+    (lambda L: L.zeros(2, dtype=L.int32).exp_(), RuntimeError, _CAST + "Int"),
+    (lambda L: -L.tensor([True]), RuntimeError, _NEG),
+    (lambda L: ~L.tensor([1.0]), TypeError, _INV),
+    (lambda L: L.arange(3.0).mean(dtype=L.int64), RuntimeError, _MEAN),
+    (lambda L: L.isclose(L.tensor([1.0]), 0.0), TypeError, _CLOSE),
+    (lambda L: L.arange(3).index_select(0, L.tensor([5])), IndexError, "index out of range"),
+]
+
+
+@pytest.mark.parametrize(("call", "exc", "match"), REFUSALS)
+def test_refusals_raise_torchs_exception_types(call, exc, match):
+    for lib in (torch, ember):
+        with pytest.raises(exc, match=match):
+            call(lib)
+    with pytest.raises(Exception) as info:
+        call(ember)
+    assert type(info.value) is exc  # the same type, not only a subclass (NotImplementedError)
