@@ -7,14 +7,30 @@ computes the dispatch key set from its arguments, looks the kernel up in a
 per-operator cache, and calls it.
 
 Note [Generated entry points]
-    For each schema the registry compiles (once, with ``exec``) a function whose
-    signature is the schema's: positional parameters, keyword-only ones after
-    ``*``, and the schema's defaults. Python's own argument binding therefore gives
-    the TypeErrors users expect, naming the operator (the function's qualname is
-    ``add.Tensor``). The body ORs ``_ks`` of the tensor arguments, applies the
-    thread-local include/exclude masks, and calls ``cache[ks]`` with every argument
-    positionally, in schema order. Kernels therefore take the schema's arguments
-    positionally.
+    For each schema the registry makes a function whose signature is the schema's:
+    positional parameters, keyword-only ones after ``*``, and the schema's defaults.
+    Python's own argument binding therefore gives the TypeErrors users expect,
+    naming the operator (the function's qualname is ``add.Tensor``). The body ORs
+    ``_ks`` of the tensor arguments, applies the thread-local include/exclude masks,
+    and calls ``cache[ks]`` with every argument positionally, in schema order.
+    Kernels therefore take the schema's arguments positionally. The body is
+    generated as source and compiled on the operator's first call
+    (Note [Lazy entry points]).
+
+Note [Lazy entry points]
+    Compiling every operator's body at ``import ember`` cost a fifth of the import,
+    for operators most programs never call. So ``define`` makes the entry point's
+    final function object at once, but with a stand-in body: one template code
+    object (``_first_call``) given the schema's parameter names and counts with
+    ``code.replace`` (no compiling), and the schema's defaults as the function's
+    own ``__defaults__``/``__kwdefaults__``. Its signature, qualname, docstring and
+    argument-binding errors are therefore the final ones from the start. The
+    stand-in hands its arguments (``locals()``) to ``_materialise``, which compiles
+    the real body (shared by the operators whose source is the same), assigns it to
+    the function's ``__code__`` and calls the function again. Tensor methods,
+    ``ember.*`` and packets all hold that one function object, so from the second
+    call on they run the compiled body directly: the hot path is the one eager
+    compilation gave, with no indirection.
 
 Note [Dispatch resolution]
     Keys are tried from the highest bit down (``dispatch_key`` module). A kernel
@@ -28,8 +44,10 @@ Note [Dispatch resolution]
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -79,6 +97,9 @@ _default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
 
 
 _on_registration: list[Callable[[], None]] = []
+#: Operators whose dispatch cache holds entries: the only ones a registration must clear
+#: (clearing all of them made registering the ~500 built-in kernels quadratic).
+_filled: set[OpOverload] = set()
 
 
 def on_registration(fn: Callable[[], None]) -> None:
@@ -87,8 +108,9 @@ def on_registration(fn: Callable[[], None]) -> None:
 
 
 def _clear_caches() -> None:
-    for op in _operators.values():
+    for op in _filled:
         op._cache.clear()
+    _filled.clear()
     for fn in _on_registration:
         fn()
 
@@ -127,7 +149,7 @@ class OpOverload:
         self.kind: str | None = kind if isinstance(kind, str) else None
         self.kernels: dict[Any, Any] = {}
         self._cache: dict[int, Callable[..., Any]] = {}
-        self._fn = _compile_entry(self)
+        self._fn = _entry_point(self)
         self.packet: OpOverloadPacket | None = None
         #: For an in-place or out= variant of a structured op: the functional overload
         #: whose device kernel it shares (the driver handles the variant).
@@ -147,6 +169,7 @@ class OpOverload:
     def _resolve(self, ks: int) -> Callable[..., Any]:
         kernel = _resolve(self, ks)
         self._cache[ks] = kernel
+        _filled.add(self)
         return kernel
 
     def kernel_for(self, ks: int | DispatchKeySet) -> Callable[..., Any]:
@@ -235,26 +258,97 @@ def _pyname(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
-def _compile_entry(op: OpOverload) -> Callable[..., Any]:
-    """Build the op's entry point (Note [Generated entry points])."""
+def _first_call() -> Any:
+    """The stand-in body of every entry point until its first call (Note [Lazy entry points])."""
+    return _materialise(_entry, locals())  # type: ignore[name-defined]  # noqa: F821
+
+
+def _entry_point(op: OpOverload) -> types.FunctionType:
+    """Make the op's entry point with a stand-in body (Note [Lazy entry points])."""
+    names: list[str] = []
+    n_positional = 0
+    defaults: list[Any] = []
+    kwdefaults: dict[str, Any] = {}
+    for arg in op.schema.arguments:
+        name = _pyname(arg.name)
+        names.append(name)
+        if not arg.kwarg_only:
+            n_positional += 1
+        if arg.default is None:
+            continue
+        if arg.kwarg_only:
+            kwdefaults[name] = arg.default_value()
+        else:
+            defaults.append(arg.default_value())
+    code = _first_call.__code__.replace(
+        co_argcount=n_positional,
+        co_kwonlyargcount=len(names) - n_positional,
+        co_varnames=tuple(names),
+        co_nlocals=len(names),
+        co_name="_entry",
+        co_qualname="_entry",
+        co_filename=f"<ember op {op.qualname}>",
+        co_firstlineno=1,
+    )
+    ns: dict[str, Any] = {"__builtins__": builtins, "_materialise": _materialise}
+    n = op.schema.name
+    fn = types.FunctionType(code, ns, n.name, tuple(defaults) or None)
+    fn.__kwdefaults__ = kwdefaults or None
+    fn.__qualname__ = n.name + ("." + n.overload if n.overload else "")
+    fn.__doc__ = f"{op.schema}"
+    fn._ember_op = op  # type: ignore[attr-defined]
+    ns["_entry"] = fn
+    return fn
+
+
+def _materialise(fn: types.FunctionType, args: dict[str, Any]) -> Any:
+    """Give ``fn`` its compiled body, then call it with ``args`` (its parameters by name)."""
     from ember.core.tensor import Tensor
 
-    schema = op.schema
+    op: OpOverload = fn._ember_op  # type: ignore[attr-defined]
+    fn.__globals__.update(
+        _T=Tensor,
+        _tls=tls,
+        _cache=op._cache,
+        _resolve=op._resolve,
+        _DEV=DEVICE_MASK,
+        _devmask=lambda d: _device_mask_of(d),
+        _defdev=lambda: _default_device_mask(),
+        _scalar_ks=_scalar_ks_for(op),
+    )
+    fn.__code__ = _body_code(_entry_source(op.schema)).replace(co_filename=fn.__code__.co_filename)
+    return fn(**args)
+
+
+#: generated source -> the compiled body of that source's entry point
+_bodies: dict[str, types.CodeType] = {}
+
+
+def _body_code(src: str) -> types.CodeType:
+    code = _bodies.get(src)
+    if code is None:
+        module = compile(src, "<ember op>", "exec")
+        code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+        _bodies[src] = code
+    return code
+
+
+def _entry_source(schema: FunctionSchema) -> str:
+    """The source of an entry point's body (Note [Generated entry points]).
+
+    The defaults in its ``def`` line are placeholders, never evaluated: only the
+    function's code object is used, and the function keeps its own defaults.
+    """
     params: list[str] = []
     star = False
-    defaults: dict[str, Any] = {}
     key_lines: list[str] = []
     device_arg = None
-    for i, arg in enumerate(schema.arguments):
+    for arg in schema.arguments:
         name = _pyname(arg.name)
         if arg.kwarg_only and not star:
             params.append("*")
             star = True
-        if arg.default is not None:
-            defaults[f"_d{i}"] = arg.default_value()
-            params.append(f"{name}=_d{i}")
-        else:
-            params.append(name)
+        params.append(name if arg.default is None else f"{name}=None")
         t = arg.type
         if t.base == "Tensor" and t.is_list:
             key_lines.append(f"    for _t in {name}:\n        if _t is not None: _ks_ |= _t._ks")
@@ -283,27 +377,7 @@ def _compile_entry(op: OpOverload) -> Callable[..., Any]:
     body.append("    _k_ = _cache.get(_ks_)")
     body.append("    if _k_ is None: _k_ = _resolve(_ks_)")
     body.append(f"    return _k_({', '.join(names)})")
-    fname = "_entry"
-    src = f"def {fname}({', '.join(params)}):\n" + "\n".join(body) + "\n"
-    ns: dict[str, Any] = {
-        "_T": Tensor,
-        "_tls": tls,
-        "_cache": op._cache,
-        "_resolve": op._resolve,
-        "_DEV": DEVICE_MASK,
-        "_devmask": lambda d: _device_mask_of(d),
-        "_defdev": lambda: _default_device_mask(),
-        "_scalar_ks": _scalar_ks_for(op),
-        **defaults,
-    }
-    exec(compile(src, f"<ember op {op.qualname}>", "exec"), ns)  # noqa: S102 - see the Note
-    fn = ns[fname]
-    n = schema.name
-    fn.__name__ = n.name
-    fn.__qualname__ = n.name + ("." + n.overload if n.overload else "")
-    fn.__doc__ = f"{schema}"
-    fn._ember_op = op  # type: ignore[attr-defined]
-    return fn
+    return f"def _entry({', '.join(params)}):\n" + "\n".join(body) + "\n"
 
 
 def _scalar_ks_for(op: OpOverload) -> Callable[[Any, str], int]:
