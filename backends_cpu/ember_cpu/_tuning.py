@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import platform
 from collections.abc import Iterator
@@ -44,7 +43,9 @@ def tune_malloc() -> bool:
     ok = False
     if os.environ.get("EMBER_CPU_MALLOC_TUNE", "1") != "0" and platform.libc_ver()[0] == "glibc":
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            # the process's own symbols, glibc's among them: no library search (find_library
+            # runs ldconfig in a subprocess, 3 ms of the CPU device's first use)
+            libc = ctypes.CDLL(None)
             ok = bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
                 libc.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
             )
