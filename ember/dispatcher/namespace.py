@@ -55,3 +55,6 @@ def forget(namespace: str, name: str) -> None:
     ns = ops._namespaces.get(namespace)
     if ns is not None:
         ns.__dict__.pop(name, None)
+
+
+registry._forget_packet[0] = forget  # Note [Registration points]

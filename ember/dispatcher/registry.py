@@ -421,9 +421,12 @@ def undefine(op: OpOverload) -> None:
         packet.__dict__.pop(ovl, None)
         if not packet._overloads:
             del _packets[pq]
-            from ember.dispatcher.namespace import forget
+            _forget_packet[0](op.namespace, op.schema.name.name)
 
-            forget(op.namespace, op.schema.name.name)
+
+#: Note [Registration points]: ``ember.dispatcher.namespace`` installs the function that
+#: drops ``ember.ops``' cached attribute of a packet whose last overload is undefined.
+_forget_packet: list[Callable[[str, str], None]] = [lambda namespace, name: None]
 
 
 def lookup(qualname: str) -> OpOverload:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ember.core.device import device
-from ember.plugins import switches
+from ember.plugins import replay
 
 __all__ = [
     "Generator",
@@ -104,7 +104,7 @@ def _backend_state(new_state: Any, what: str) -> Any:
 
 
 _defaults: dict[device, Generator] = {}
-_global_seed = switches.global_seed  # kept below us, so the plugin layer can replay it
+_global_seed = replay.global_seed  # kept in the plugin layer, which replays it
 
 
 class Generator:

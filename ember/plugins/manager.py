@@ -22,7 +22,7 @@ from typing import Any
 import pluggy
 
 from ember.core.backend import PLUGIN_API_VERSION
-from ember.plugins import switches
+from ember.plugins import replay
 from ember.plugins.hookspecs import PROJECT, EmberHookSpecs
 
 __all__ = [
@@ -218,8 +218,8 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             raise
         rec.devices.append(b.name)
         seed = getattr(b, "manual_seed", None)
-        if switches.global_seed[0] is not None and seed is not None:
-            seed(switches.global_seed[0])
+        if replay.global_seed[0] is not None and seed is not None:
+            seed(replay.global_seed[0])
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
 

@@ -19,10 +19,6 @@ from typing import Any
 
 from ember.core.device import device
 
-#: the seed last given to ``ember.manual_seed``, replayed to device plugins that load later
-#: (``ember.operators.generator`` sets it, ``ember.plugins.manager`` reads it)
-global_seed: list[int | None] = [None]
-
 __all__ = [
     "inf",
     "nan",
