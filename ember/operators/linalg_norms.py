@@ -24,10 +24,10 @@ __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "vecdot", "cdist"]
 def _safe_root(s: Tensor, p: float) -> Tensor:
     """``s ** (1/p)`` for ``s >= 0`` whose gradient is 0 (not NaN/inf) where ``s == 0``."""
     aten = _aten()
-    pos = s > 0
-    safe = aten.where.self(pos, s, _scalar(1, s))
+    zero = s == 0  # not ``s > 0``: a NaN sum must stay NaN
+    safe = aten.where.self(zero, _scalar(1, s), s)
     root = safe.sqrt() if p == 2 else safe.pow(_scalar(1.0 / p, s))
-    return aten.where.self(pos, root, _scalar(0, s))
+    return aten.where.self(zero, _scalar(0, s), root)
 
 
 def _dims(dim: Any, ndim: int) -> list[int]:
@@ -86,9 +86,9 @@ def _safe_pow(a: Tensor, p: float) -> Tensor:
     """``a ** p`` for ``a >= 0`` whose gradient is 0 (not NaN) where ``a == 0``, as PyTorch's
     p-norm backward (``p < 1`` would give ``0 * inf`` there)."""
     aten = _aten()
-    pos = a > 0
-    safe = aten.where.self(pos, a, _scalar(1, a))
-    return aten.where.self(pos, safe.pow(_scalar(p, a)), _scalar(0 if p > 0 else math.inf, a))
+    zero = a == 0  # not ``a > 0``: NaN elements must stay NaN
+    safe = aten.where.self(zero, _scalar(1, a), a)
+    return aten.where.self(zero, _scalar(0 if p > 0 else math.inf, a), safe.pow(_scalar(p, a)))
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)

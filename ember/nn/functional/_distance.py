@@ -17,23 +17,9 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
 
 def _vector_norm(x: Tensor, p: float, dim: int | tuple[int, ...], keepdim: bool = False) -> Tensor:
-    """``||x||_p`` over ``dim`` with a zero gradient at zero vectors."""
-    p = float(p)
-    if p == float("inf"):
-        return x.abs().amax(dim, keepdim=keepdim)
-    if p == float("-inf"):
-        return x.abs().amin(dim, keepdim=keepdim)
-    if p == 0.0:
-        return (x != 0).to(x.dtype).sum(dim, keepdim=keepdim)
-    if p == 1.0:
-        return x.abs().sum(dim, keepdim=keepdim)
-    total = (
-        (x * x).sum(dim, keepdim=keepdim) if p == 2.0 else (x.abs() ** p).sum(dim, keepdim=keepdim)
-    )
-    nonzero = total > 0
-    safe = ember.where(nonzero, total, ember.ones_like(total))
-    root = safe.sqrt() if p == 2.0 else safe ** (1.0 / p)
-    return ember.where(nonzero, root, ember.zeros_like(root))
+    """``||x||_p`` over ``dim`` with a zero gradient at zero vectors, NaN where ``x`` has one
+    (``linalg.vector_norm``, whose roots and powers are guarded where the input is 0)."""
+    return ember.linalg.vector_norm(x, float(p), dim, keepdim)  # type: ignore[no-any-return]
 
 
 def _clamp_min_no_grad(t: Tensor, lo: float) -> Tensor:

@@ -1,0 +1,54 @@
+"""Norms keep NaN (issue 15, class 1): a guard against 0 must not swallow NaN too."""
+
+import math
+
+import pytest
+import torch
+
+import ember
+
+NAN = math.nan
+ORDS = [2, 3, 0.5, 1, 0, -1, math.inf, -math.inf]
+
+
+def _close(a, b):
+    torch.testing.assert_close(torch.tensor(a, dtype=torch.float64), b.double(), equal_nan=True)
+
+
+@pytest.mark.parametrize("ord", ORDS)
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_vector_norm_propagates_nan(ord, layout):
+    data = [[1.0, NAN, 2.0, 0.0], [3.0, 4.0, 0.0, 0.0]]
+    e, t = ember.tensor(data), torch.tensor(data)
+    if layout == "strided":
+        e, t = e.t(), t.t()
+    dim = 0 if layout == "strided" else 1
+    _close(ember.linalg.vector_norm(e, ord, dim).tolist(), torch.linalg.vector_norm(t, ord, dim))
+    _close(ember.linalg.vector_norm(e, ord).item(), torch.linalg.vector_norm(t, ord))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
+def test_distances_propagate_nan(p):
+    a, b = [[1.0, NAN], [1.0, 2.0]], [[0.0, 0.0], [1.0, 1.0]]
+    ea, eb, ta, tb = ember.tensor(a), ember.tensor(b), torch.tensor(a), torch.tensor(b)
+    if p == math.inf:
+        # a documented difference: torch's cdist(p=inf) skips NaN ([[1, 0], ...]); ember's,
+        # like torch's own pairwise_distance and vector_norm, propagates it
+        got = ember.cdist(ea, eb, p=p)
+        assert bool(got[0].isnan().all()) and got[1].tolist() == [2.0, 1.0]
+    else:
+        _close(ember.cdist(ea, eb, p=p).tolist(), torch.cdist(ta, tb, p=p))
+    _close(
+        ember.nn.functional.pairwise_distance(ea, eb, p=p).tolist(),
+        torch.nn.functional.pairwise_distance(ta, tb, p=p),
+    )
+    _close(ea.norm(p).item(), ta.norm(p))
+
+
+def test_norm_gradient_at_zero_stays_zero():
+    x = ember.zeros(3, dtype=ember.float64, requires_grad=True)
+    ember.linalg.vector_norm(x).backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    y = ember.tensor([0.0, 2.0], dtype=ember.float64, requires_grad=True)
+    ember.linalg.vector_norm(y, 0.5).backward()
+    assert math.isfinite(y.grad[0].item()) and y.grad[0].item() == 0.0
