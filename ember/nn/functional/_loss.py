@@ -173,9 +173,14 @@ def nll_loss(
         if bool(bad.any()):
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.") from None
         raise
+    # an ignored row contributes exactly 0, even when it holds -inf or NaN (0 * inf is NaN)
+    picked = ember.where(keep, picked, 0.0)
     w = keep.to(x.dtype)
     if weight is not None:
         w = w * weight.gather(0, safe.reshape(-1)).view(t.shape)
+    if reduction == "none":
+        loss = ember.where(keep, -(picked * w), 0.0)  # +0.0 for ignored rows, as PyTorch's
+        return loss.reshape(()) if unbatched else loss
     return _weighted_nll(picked, w, reduction, unbatched)
 
 
@@ -231,9 +236,10 @@ def cross_entropy(
     if label_smoothing == 0.0:
         return nll
     x, t, unbatched = _batched(logp, target)
-    keep = (t != ignore_index).to(x.dtype)
+    kept = t != ignore_index
+    keep = kept.to(x.dtype)
     per_class = x * weight.reshape(1, c, *([1] * (x.ndim - 2))) if weight is not None else x
-    smooth = -per_class.sum(1) * keep
+    smooth = ember.where(kept, -per_class.sum(1), 0.0)  # an ignored row adds 0, even -inf/NaN
     if reduction == "none":
         smooth = smooth.reshape(()) if unbatched else smooth
     elif reduction == "sum":
