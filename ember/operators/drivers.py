@@ -236,7 +236,23 @@ def _can_cast(src: dt.dtype, dst: dt.dtype) -> bool:
     return src.category <= dst.category
 
 
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _check_no_overlap(self: Tensor) -> None:
+    """Refuse to write into a tensor whose elements share memory (a stride 0 over a dim of
+    size > 1, as ``expand`` makes), as PyTorch does; ``fill_``-like writes stay allowed."""
+    if 0 in self._stride:
+        for st, n in zip(self._stride, self._shape, strict=True):
+            if st == 0 and n > 1:
+                raise RuntimeError(_OVERLAP)
+
+
 def _check_inplace(op: OpOverload, cdt: dt.dtype, self: Tensor, shape: tuple[int, ...]) -> None:
+    _check_no_overlap(self)
     if not _can_cast(cdt, self._dtype):
         raise RuntimeError(
             f"result type {_TORCH_NAMES[cdt.name]} can't be cast to the desired output type "
@@ -666,6 +682,7 @@ def _copy_driver(op: OpOverload, kernel: Kernel) -> Kernel:
                 f"output with shape {list(self._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}"
             )
+        _check_no_overlap(self)
         if src._storage is self._storage and self._storage.data is not None:
             src = _clone(src)
         kernel(self, expand_to(src, self._shape))
@@ -724,6 +741,7 @@ def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:
 def _random_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def random(self: Tensor, *params: Any) -> Tensor:
         *args, gen = params
+        _check_no_overlap(self)
         from ember.operators.generator import generator_impl
 
         kernel(self, *args, generator_impl(gen, self._device))

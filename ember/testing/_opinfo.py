@@ -100,8 +100,13 @@ class OpInfo:
 
 
 def _self_is_result_shape(s: SampleInput) -> bool:
+    """An in-place sample writes a first argument of the result's shape whose elements are
+    distinct memory (an expanded tensor is refused, as PyTorch refuses it)."""
     shapes = [tuple(a.shape) for a in s.args if hasattr(a, "shape")]
-    return bool(shapes) and np.broadcast_shapes(*shapes) == shapes[0]
+    if not shapes or np.broadcast_shapes(*shapes) != shapes[0]:
+        return False
+    first = s.args[0]
+    return not any(st == 0 and n > 1 for st, n in zip(first.stride(), first.shape, strict=True))
 
 
 def _mk(info: OpInfo, shape: tuple[int, ...], dtype: str, dev: str, rng: Any, **kw: Any) -> Any:

@@ -108,3 +108,33 @@ def test_refusals_raise_torchs_exception_types(call, exc, match):
     with pytest.raises(Exception) as info:
         call(ember)
     assert type(info.value) is exc  # the same type, not only a subclass (NotImplementedError)
+
+
+WRITES = {
+    "add_": lambda t, L: t.add_(1),
+    "mul_": lambda t, L: t.mul_(2),
+    "sqrt_": lambda t, L: t.sqrt_(),
+    "clamp_": lambda t, L: t.clamp_(0, 1),
+    "copy_": lambda t, L: t.copy_(L.ones(3)),
+    "uniform_": lambda t, L: t.uniform_(),
+    "relu(inplace)": lambda t, L: L.nn.functional.relu(t, inplace=True),
+    "fill_": lambda t, L: t.fill_(1),  # allowed by both
+    "zero_": lambda t, L: t.zero_(),  # allowed by both
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_writes_into_overlapping_memory_follow_torch(name):
+    """``zeros(1).expand(3).add_(1)`` raises, as PyTorch's (issue 15, class 5)."""
+    outcomes = []
+    for lib in (torch, ember):
+        try:
+            WRITES[name](lib.zeros(1).expand(3), lib)
+            outcomes.append("ok")
+        except RuntimeError as e:
+            assert "more than one element of the written-to tensor" in str(e)
+            outcomes.append("raises")
+    assert outcomes[0] == outcomes[1]
+    ok = ember.zeros(3, 1).expand(3, 1)  # a stride 0 over a size-1 dim writes one element
+    ok.add_(1)
+    assert ok.tolist() == [[1.0], [1.0], [1.0]]
