@@ -109,11 +109,17 @@ def _clamp_max_arg(grad: Any, self: Any, min: Any, max: Any) -> Any:
     return _where(mask if min is None else mask.logical_or(max < min), grad, 0.0)
 
 
+
+def _tie_share(self: Any, other: Any) -> Any:
+    """1 where the two sides differ, 1/2 where they are equal (a tie shares the gradient)."""
+    return 1.0 - (self == other) * 0.5
+
 FORMULAS: dict[str, Any] = {
     # -- unary ---------------------------------------------------------------------------------
     "aten::neg": (lambda grad: -grad,),
     "aten::abs": (lambda grad, self: grad * self.sign(),),
-    "aten::relu": (lambda grad, result: grad * (result > 0),),
+    # "not <= 0" rather than "> 0": at NaN the gradient passes, as PyTorch's threshold_backward
+    "aten::relu": (lambda grad, result: grad * (result <= 0).logical_not(),),
     "aten::floor": (lambda grad: zeros(grad),),
     "aten::ceil": (lambda grad: zeros(grad),),
     "aten::trunc": (lambda grad: zeros(grad),),
@@ -173,13 +179,15 @@ FORMULAS: dict[str, Any] = {
             -grad * result / other if rounding_mode is None else zeros(grad)
         ),
     ),
+    # ties share the gradient; where either side is NaN both get it, as PyTorch's (which masks
+    # out only the side that strictly lost)
     "aten::maximum": (
-        lambda grad, self, other: grad * ((self > other) + (self == other) * 0.5),
-        lambda grad, self, other: grad * ((other > self) + (self == other) * 0.5),
+        lambda grad, self, other: grad * _tie_share(self, other) * (self < other).logical_not(),
+        lambda grad, self, other: grad * _tie_share(self, other) * (self > other).logical_not(),
     ),
     "aten::minimum": (
-        lambda grad, self, other: grad * ((self < other) + (self == other) * 0.5),
-        lambda grad, self, other: grad * ((other < self) + (self == other) * 0.5),
+        lambda grad, self, other: grad * _tie_share(self, other) * (self > other).logical_not(),
+        lambda grad, self, other: grad * _tie_share(self, other) * (self < other).logical_not(),
     ),
     "aten::atan2": (
         lambda grad, self, other: grad * other / (self * self + other * other),

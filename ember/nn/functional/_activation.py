@@ -308,7 +308,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
     def fn(x: Tensor) -> Tensor:
         fill = ember.full((), value, dtype=x.dtype, device=x.device)
-        return ember.where(x > threshold, x, fill)
+        return ember.where(x <= threshold, fill, x)  # NaN passes through, as PyTorch's
 
     return _apply(fn, input, inplace)
 
@@ -319,7 +319,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
-    return ember.where(input.abs() > lambd, input, ember.zeros_like(input))
+    return ember.where(input.abs() <= lambd, ember.zeros_like(input), input)  # NaN stays NaN
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

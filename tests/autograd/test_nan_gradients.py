@@ -1,0 +1,41 @@
+"""Values and gradients at NaN follow PyTorch (issue 15, class 14): a comparison written as
+"not <= t" lets NaN through where "> t" would stop it."""
+
+import math
+
+import pytest
+import torch
+
+import ember
+
+NAN = math.nan
+
+
+def _other(L, x):
+    return L.tensor([NAN, 0.0, 1.0, 2.0], dtype=x.dtype)
+
+
+CASES = {
+    "relu": (lambda L, x: x.relu(), [NAN, 1.0, -1.0, 0.0]),
+    "F.relu": (lambda L, x: L.nn.functional.relu(x), [NAN, 2.0, -2.0]),
+    "threshold": (lambda L, x: L.nn.functional.threshold(x, 0.5, -3.0), [NAN, 1.0, 0.5, 0.0]),
+    "hardshrink": (lambda L, x: L.nn.functional.hardshrink(x), [NAN, 1.0, 0.5, 0.2, -0.7]),
+    "maximum": (lambda L, x: L.maximum(x, _other(L, x)), [1.0] * 4),
+    "minimum": (lambda L, x: L.minimum(x, _other(L, x)), [1.0] * 4),
+    "maximum_other": (lambda L, x: L.maximum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
+    "minimum_other": (lambda L, x: L.minimum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_values_and_gradients_at_nan_match_torch(name, dtype):
+    fn, data = CASES[name]
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=True)
+        y = fn(lib, x)
+        y.sum().backward()
+        results.append((y.tolist(), x.grad.tolist()))
+    for got, want in zip(results[1], results[0], strict=True):
+        torch.testing.assert_close(torch.tensor(got), torch.tensor(want), equal_nan=True)
