@@ -474,7 +474,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: A
             )
         parts.append((name, t))
     x = self
-    if parts:
+    if parts and n > 0:  # n = 0 returns the input (a copy) without prepend/append, as PyTorch
         seq = [t for nm, t in parts if nm == "prepend"] + [self]
         seq += [t for nm, t in parts if nm == "append"]
         x = aten.cat(seq, d)

@@ -138,3 +138,14 @@ def test_writes_into_overlapping_memory_follow_torch(name):
     ok = ember.zeros(3, 1).expand(3, 1)  # a stride 0 over a size-1 dim writes one element
     ok.add_(1)
     assert ok.tolist() == [[1.0], [1.0], [1.0]]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_diff_order_zero_ignores_prepend_and_append(n):
+    got = ember.diff(
+        ember.arange(5.0), n=n, prepend=ember.tensor([9.0]), append=ember.tensor([1.0])
+    )
+    want = torch.diff(
+        torch.arange(5.0), n=n, prepend=torch.tensor([9.0]), append=torch.tensor([1.0])
+    )
+    assert got.tolist() == want.tolist()
