@@ -24,6 +24,10 @@ CASES = {
     "minimum": (lambda L, x: L.minimum(x, _other(L, x)), [1.0] * 4),
     "maximum_other": (lambda L, x: L.maximum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
     "minimum_other": (lambda L, x: L.minimum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
+    "fmax": (lambda L, x: L.fmax(x, _other(L, x)), [1.0, NAN, 1.0, 1.0]),
+    "fmin": (lambda L, x: L.fmin(x, _other(L, x)), [1.0, NAN, 1.0, 1.0]),
+    "fmax_other": (lambda L, x: L.fmax(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
+    "fmin_other": (lambda L, x: L.fmin(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
 }  # fmt: skip
 
 

@@ -185,6 +185,16 @@ FORMULAS: dict[str, Any] = {
         lambda grad, self, other: grad * _tie_share(self, other) * (self < other).logical_not(),
         lambda grad, self, other: grad * _tie_share(self, other) * (self > other).logical_not(),
     ),
+    # fmax/fmin: the side that is returned gets the gradient (self on a tie or when other
+    # is NaN), as PyTorch's
+    "aten::fmax": (
+        lambda grad, self, other: grad * ((self >= other) | other.isnan()),
+        lambda grad, self, other: grad * ((self >= other) | other.isnan()).logical_not(),
+    ),
+    "aten::fmin": (
+        lambda grad, self, other: grad * ((self <= other) | other.isnan()),
+        lambda grad, self, other: grad * ((self <= other) | other.isnan()).logical_not(),
+    ),
     "aten::minimum": (
         lambda grad, self, other: grad * _tie_share(self, other) * (self > other).logical_not(),
         lambda grad, self, other: grad * _tie_share(self, other) * (self < other).logical_not(),
