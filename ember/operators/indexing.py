@@ -518,8 +518,7 @@ def constant_pad_nd(self: Tensor, pad: Any, value: Any = 0) -> Tensor:
     for i, (lo, _hi) in enumerate(pairs):
         d = self.ndim - 1 - i
         dst = dst.narrow(d, max(lo, 0), src._shape[d])
-    if src.numel():
-        dst.copy_(src)
+    dst.copy_(src)  # also when empty: the output is still the input's function (requires grad)
     return out
 
 

@@ -71,7 +71,13 @@ def vector_norm(self: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = Fal
     if p == -math.inf:
         return a.amin(dims, keepdim) if x.ndim else a.clone()
     if p == 0:
-        return (x != 0).to(x._dtype).sum(dims or None, keepdim)
+        count = (x != 0).to(x._dtype).sum(dims or None, keepdim)
+        if not x._requires_grad:
+            return count
+        # a count has a zero gradient but is still the input's function, as PyTorch's: add
+        # the sum of x with every element replaced by 0 (exactly 0, even for inf and NaN)
+        nothing = x.masked_fill(_aten().ones.default((), dtype=dt.bool_, device=x._device), 0)
+        return count + nothing.sum(dims or None, keepdim)
     if p == 1:
         return a.sum(dims or None, keepdim)
     if p == 2:

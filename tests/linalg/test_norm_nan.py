@@ -52,3 +52,15 @@ def test_norm_gradient_at_zero_stays_zero():
     y = ember.tensor([0.0, 2.0], dtype=ember.float64, requires_grad=True)
     ember.linalg.vector_norm(y, 0.5).backward()
     assert math.isfinite(y.grad[0].item()) and y.grad[0].item() == 0.0
+
+
+def test_counting_norm_and_cropping_pad_stay_connected_to_the_graph():
+    """Outputs that are a function of a tensor requiring grad require grad (issue 15, class 13)."""
+    for lib in (torch, ember):
+        x = lib.tensor([0.0, 2.0, math.inf, NAN], requires_grad=True)
+        n = lib.linalg.vector_norm(x, 0)
+        assert n.requires_grad and n.item() == 3.0
+        assert lib.cdist(lib.ones(1, 2, requires_grad=True), lib.ones(1, 2), p=0).requires_grad
+        y = lib.nn.functional.pad(lib.ones(2, requires_grad=True), (-2, 1), value=3.0)
+        assert y.requires_grad and y.tolist() == [3.0]
+        assert lib.nn.functional.pad(lib.ones(2, requires_grad=True), (-1, -1)).requires_grad
