@@ -311,13 +311,26 @@ def avg_pool1d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 
     return out.squeeze(-2)
 
 
-def _adaptive_matrix(n_in: int, n_out: int) -> np.ndarray:
-    m = np.zeros((n_out, n_in), dtype=np.float64)
-    for i in range(n_out):
-        a = (i * n_in) // n_out
-        b = -((-(i + 1) * n_in) // n_out)
-        m[i, a:b] = 1.0 / (b - a)
-    return m
+def _adaptive_mean(x: Tensor, dim: int, out: int) -> Tensor:
+    """The mean over PyTorch's adaptive windows along ``dim`` (-1 or -2): the windows are
+    gathered with one ``index_select`` (padded by repetition), the padding is replaced by 0
+    with ``where`` and each window is summed and divided by its length. Unlike an averaging
+    matrix, an inf in one window leaves the others alone (no inf * 0)."""
+    from ember.operators.factories import host_to_tensor
+
+    n = x._shape[dim]
+    idx, k = _adaptive_windows(n, out)
+    starts = (np.arange(out) * n) // out
+    lengths = idx[:, -1] - starts + 1
+    valid = np.arange(k)[None, :] < lengths[:, None]
+    tail = (1,) * (-1 - dim)  # the dims after ``dim`` the tables broadcast over
+    aten = _aten()
+    g = x.index_select(dim, host_to_tensor(idx.reshape(-1), dt.int64, x._device))
+    g = g.unflatten(dim, (out, k))
+    mask = host_to_tensor(valid.reshape(out, k, *tail), dt.bool_, x._device)
+    g = aten.where.self(mask, g, aten.zeros.default((), dtype=g._dtype, device=g._device))
+    counts = host_to_tensor(lengths.reshape(out, *tail).astype(np.float64), x._dtype, x._device)
+    return g.sum(dim) / counts  # type: ignore[no-any-return]
 
 
 def adaptive_avg_pool2d(self: Tensor, output_size: Any) -> Tensor:
@@ -333,11 +346,7 @@ def adaptive_avg_pool2d(self: Tensor, output_size: Any) -> Tensor:
         return self.mean((-2, -1), keepdim=True)
     if oh and ow and h % oh == 0 and w % ow == 0:
         return avg_pool2d(self, (h // oh, w // ow), (h // oh, w // ow))
-    from ember.operators.factories import host_to_tensor
-
-    ph = host_to_tensor(_adaptive_matrix(h, oh), self._dtype, self._device)
-    pw = host_to_tensor(_adaptive_matrix(w, ow).T.copy(), self._dtype, self._device)
-    return ph.matmul(self).matmul(pw)
+    return _adaptive_mean(_adaptive_mean(self, -1, ow), -2, oh)
 
 
 def adaptive_avg_pool1d(self: Tensor, output_size: Any) -> Tensor:
