@@ -143,10 +143,30 @@ def _conv_transpose2d(x: Tensor, w: Tensor, bias: Tensor | None, stride: Any, pa
     xg = x.reshape(n, groups, cin // groups, h * wd)
     wg = w.reshape(groups, cin // groups, cpg * kh * kw).transpose(1, 2)
     cols = wg.matmul(xg).reshape(n, cout * kh * kw, h * wd)
-    out = _aten().col2im.default(cols, (oh, ow), (kh, kw), dilation, padding, stride)
+    if output_padding[0] < stride[0] and output_padding[1] < stride[1]:
+        out = _aten().col2im.default(cols, (oh, ow), (kh, kw), dilation, padding, stride)
+    else:
+        out = _col2im_full(cols, (h, wd), (oh, ow), (kh, kw), dilation, padding, stride)
     if bias is not None:
         out = out + bias.view(1, cout, 1, 1)
     return out
+
+
+def _col2im_full(
+    cols: Tensor, size: tuple[int, int], out_size: tuple[int, int], kernel: tuple[int, int],
+    dilation: Any, padding: Any, stride: Any,
+) -> Tensor:  # fmt: skip
+    """col2im when output_padding reaches the stride (allowed while it is below the dilation):
+    fold onto the whole uncropped image, add the zero rows/columns the output padding
+    reaches past it, then crop ``padding`` from the start, as the transposed convolution's
+    output is defined."""
+    aten = _aten()
+    full = tuple((size[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 for i in range(2))
+    out = aten.col2im.default(cols, full, kernel, dilation, (0, 0), stride)
+    extra = [max(0, padding[i] + out_size[i] - full[i]) for i in range(2)]
+    if extra[0] or extra[1]:
+        out = aten.constant_pad_nd.default(out, (0, extra[1], 0, extra[0]), 0)
+    return out.narrow(2, padding[0], out_size[0]).narrow(3, padding[1], out_size[1])
 
 
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
