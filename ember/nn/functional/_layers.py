@@ -92,10 +92,16 @@ def rms_norm(
     eps: float | None = None,
 ) -> Tensor:
     dims = _norm_dims(input, normalized_shape)
+    # half precision computes in float32 and, with eps=None, takes float32's epsilon, as
+    # PyTorch's (float16's own epsilon, 1e-3, would swamp small activations)
+    low = input.dtype in (ember.float16, ember.bfloat16)
+    x = input.float() if low else input
     if eps is None:
-        eps = float(np.finfo(input.dtype.name if input.dtype.name != "bfloat16" else "float32").eps)
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out * weight if weight is not None else out
+        eps = float(np.finfo(x.dtype.name).eps)
+    out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * (weight.float() if low else weight)
+    return out.to(input.dtype) if low else out
 
 
 def _channel_view(t: Tensor, ndim: int) -> Tensor:
