@@ -304,6 +304,7 @@ __all__ = [
     "masked_scatter",
     "masked_select",
     "matmul",
+    "matrix_power",
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
@@ -1507,6 +1508,9 @@ def masked_select(
 ) -> Tensor: ...
 def matmul(
     self: Tensor, other: Tensor, *, out: Tensor | tuple[Tensor, ...] | None = ...
+) -> Tensor: ...
+def matrix_power(
+    self: Tensor, n: _int, *, out: Tensor | tuple[Tensor, ...] | None = ...
 ) -> Tensor: ...
 def max_pool1d(
     self: Tensor,

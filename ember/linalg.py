@@ -31,6 +31,7 @@ from ember.operators.linalg_factorizations import (
 )
 
 __all__ = [
+    "matrix_power",
     "norm",
     "vector_norm",
     "matrix_norm",
@@ -61,6 +62,18 @@ __all__ = [
     "lstsq",
     "cond",
 ]
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+    """``A`` to the integer power ``n`` (batched; ``n < 0`` inverts first).
+
+    Examples:
+        >>> import ember
+        >>> ember.linalg.matrix_power(ember.tensor([[1., 1.], [0., 1.]]), 3)
+        tensor([[1., 3.],
+                [0., 1.]])
+    """
+    return ops.aten.matrix_power.default(A, n)  # type: ignore[no-any-return]
 
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,

@@ -957,6 +957,12 @@ class Tensor(TensorMethods):
     def __rpow__(self, other: Any) -> Tensor:
         return _rbinary("pow.Scalar", self, other)
 
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _rbinary("bitwise_left_shift.Tensor", self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _rbinary("bitwise_right_shift.Tensor", self, other)
+
     def __rmod__(self, other: Any) -> Tensor:
         return _rbinary("remainder.Tensor", self, other)
 

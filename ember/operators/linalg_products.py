@@ -16,6 +16,7 @@ from ember.core import dtype as dt
 from ember.core.tensor import Tensor, _wrap_dim
 
 __all__ = [
+    "matrix_power",
     "cross",
     "linalg_cross",
     "tensordot",
@@ -464,3 +465,41 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     cols = [ones] + [xp.unsqueeze(1).expand(x._shape[0], n - 1)] if n > 1 else [ones]
     out = _aten().cat(cols, 1).cumprod(1)
     return out if increasing else _aten().flip.default(out, [1])
+
+
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    """``A^n`` for square matrices (batched) by repeated squaring: ``n = 0`` is the identity,
+    a negative ``n`` the power of the inverse, as ``torch.linalg.matrix_power``."""
+    if self.ndim < 2 or self._shape[-1] != self._shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{self._shape[-2] if self.ndim > 1 else 1} by {self._shape[-1] if self.ndim else 1} "
+            "matrices"
+        )
+    n = int(n)
+    aten = _aten()
+    if n == 0:
+        eye = aten.eye.default(self._shape[-1], dtype=self._dtype, device=self._device)
+        return eye.expand(self._shape).clone()  # type: ignore[no-any-return]
+    if n < 0:
+        if not _is_float(self):
+            names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                     "uint8": "Byte", "bool": "Bool"}  # fmt: skip
+            raise RuntimeError(
+                "linalg.inv: Expected a floating point or complex tensor as input. Got "
+                f"{names.get(self._dtype.name, self._dtype.name)} (a negative matrix_power "
+                "inverts first)"
+            )
+        base = aten.linalg_inv.default(self)
+        n = -n
+    else:
+        base = self
+    result = None
+    while True:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if not n:
+            break
+        base = base.matmul(base)
+    return result if result is not self else self.clone()  # type: ignore[return-value]

@@ -278,6 +278,7 @@ def test_public_names_are_pinned():
         "tensor_split",
         "tensordot",
         "trace",
+        "matrix_power",
         "trapezoid",
         "trapz",
         "tril_indices",

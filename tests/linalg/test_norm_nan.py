@@ -64,3 +64,28 @@ def test_counting_norm_and_cropping_pad_stay_connected_to_the_graph():
         y = lib.nn.functional.pad(lib.ones(2, requires_grad=True), (-2, 1), value=3.0)
         assert y.requires_grad and y.tolist() == [3.0]
         assert lib.nn.functional.pad(lib.ones(2, requires_grad=True), (-1, -1)).requires_grad
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6, -1, -3])
+def test_matrix_power_matches_torch(n):
+    import numpy as np
+
+    a = np.random.default_rng(n + 10).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    want = torch.linalg.matrix_power(torch.tensor(a), n)
+    for got in (
+        ember.linalg.matrix_power(ember.tensor(a), n),
+        ember.matrix_power(ember.tensor(a), n),
+        ember.tensor(a).matrix_power(n),
+    ):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    x = ember.tensor(a, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: ember.linalg.matrix_power(t, n), (x,))
+
+
+def test_matrix_power_errors_and_shifts_by_a_python_int():
+    with pytest.raises(RuntimeError, match="A must be batches of square matrices"):
+        ember.linalg.matrix_power(ember.ones(2, 3), 2)
+    with pytest.raises(RuntimeError, match="linalg.inv: Expected a floating point"):
+        ember.linalg.matrix_power(ember.ones(2, 2, dtype=ember.int64), -1)
+    assert (2 << ember.tensor([1, 2])).tolist() == (2 << torch.tensor([1, 2])).tolist()
+    assert (16 >> ember.tensor([1, 2])).tolist() == (16 >> torch.tensor([1, 2])).tolist()
