@@ -258,6 +258,16 @@ def max_pool1d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 
 def avg_pool2d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    if self._dtype.category == dt.INT:
+        if self._dtype is not dt.int64:  # PyTorch pools Long only among the integer types
+            names = {"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
+            name = names.get(self._dtype.name, self._dtype.name)
+            raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{name}'")
+        # integer input: PyTorch divides the integer window sums (truncating); the float64
+        # sums are exact for every window this could hold
+        pooled = avg_pool2d(self.to(dt.float64), kernel_size, stride, padding, ceil_mode,
+                            count_include_pad, divisor_override)  # fmt: skip
+        return pooled.trunc().to(self._dtype)  # type: ignore[no-any-return]
     k = pair(kernel_size, "kernel_size", "avg_pool2d")
     s = pair(stride, "stride", "avg_pool2d") if stride not in ((), [], None) else k
     p = pair(padding, "padding", "avg_pool2d")

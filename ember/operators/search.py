@@ -12,6 +12,7 @@ Their integer outputs carry no gradient; ``bincount``'s weights get one through
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ember.core import dtype as dt
@@ -108,8 +109,9 @@ def searchsorted(sorted_sequence: Tensor, self: Any, out_int32: bool = False, ri
         flat_v = vals.reshape(1, -1)
         b2 = bd.reshape(1, -1)
     else:
-        flat_v = vals.reshape(-1, vals._shape[-1])
-        b2 = bd.reshape(-1, bd._shape[-1])
+        rows = math.prod(bd._shape[:-1])  # explicit: -1 is ambiguous for an empty last dim
+        flat_v = vals.reshape(rows, vals._shape[-1])
+        b2 = bd.reshape(rows, bd._shape[-1])
     res = _merge_counts(b2, flat_v, r)
     return res.reshape(shape).to(out_dtype)
 

@@ -149,3 +149,37 @@ def test_diff_order_zero_ignores_prepend_and_append(n):
         torch.arange(5.0), n=n, prepend=torch.tensor([9.0]), append=torch.tensor([1.0])
     )
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize(
+    ("bshape", "vshape"), [((2, 0), (2, 1)), ((2, 3, 0), (2, 3, 4)), ((0, 3), (0, 2)), ((0,), (2,))]
+)
+def test_searchsorted_with_empty_sequences(bshape, vshape):
+    for right in (False, True):
+        got = ember.searchsorted(ember.zeros(bshape), ember.ones(vshape), right=right)
+        want = torch.searchsorted(torch.zeros(bshape), torch.ones(vshape), right=right)
+        assert got.tolist() == want.tolist() and tuple(got.shape) == tuple(want.shape)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"kernel_size": 2},
+        {"kernel_size": 3, "stride": 2, "padding": 1},
+        {
+            "kernel_size": 3,
+            "stride": 2,
+            "padding": 1,
+            "count_include_pad": False,
+            "ceil_mode": True,
+        },
+        {"kernel_size": 2, "divisor_override": 3},
+    ],
+)
+def test_avg_pool2d_of_int64_truncates_like_torch(kw):
+    e = (ember.arange(25) - 12).reshape(1, 1, 5, 5) * 3
+    t = (torch.arange(25) - 12).reshape(1, 1, 5, 5) * 3
+    got, want = ember.nn.functional.avg_pool2d(e, **kw), torch.nn.functional.avg_pool2d(t, **kw)
+    assert got.dtype == ember.int64 and got.tolist() == want.tolist()
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
+        ember.nn.functional.avg_pool2d(e.to(ember.int32), **kw)
