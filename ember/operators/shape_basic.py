@@ -492,6 +492,9 @@ def lerp(self: Tensor, end: Tensor, weight: Any) -> Tensor:
             f"{_C_NAMES[end._dtype.name]}"
         )
     _float_check(self, "lerp_kernel_scalar")
+    low = self._dtype in (dt.float16, dt.bfloat16)
+    if low:  # half precision: float32 arithmetic and one rounding at the end, as PyTorch's
+        return lerp(self.to(dt.float32), end.to(dt.float32), weight).to(self._dtype)
     diff = end - self
     w = float(weight)
     if abs(w) < 0.5:
