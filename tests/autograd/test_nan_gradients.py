@@ -43,3 +43,18 @@ def test_values_and_gradients_at_nan_match_torch(name, dtype):
         results.append((y.tolist(), x.grad.tolist()))
     for got, want in zip(results[1], results[0], strict=True):
         torch.testing.assert_close(torch.tensor(got), torch.tensor(want), equal_nan=True)
+
+
+@pytest.mark.parametrize("eps", [None, 0.1, 0.6])
+def test_logit_gradient_outside_its_domain_matches_torch(eps):
+    data = [1.5, -0.5, 0.5, 0.05, 0.95, 0.0, 1.0]
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = lib.logit(x) if eps is None else lib.logit(x, eps)
+        y.sum().backward()
+        results.append((y.tolist(), x.grad.tolist()))
+    for got, want in zip(results[1], results[0], strict=True):
+        torch.testing.assert_close(torch.tensor(got), torch.tensor(want), equal_nan=True)
+    x = ember.tensor([0.2, 0.7], dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda t: ember.logit(t, eps), (x,))

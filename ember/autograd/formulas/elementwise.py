@@ -110,6 +110,16 @@ def _clamp_max_arg(grad: Any, self: Any, min: Any, max: Any) -> Any:
 
 
 
+def _logit_grad(grad: Any, self: Any, eps: Any) -> Any:
+    """``grad / (x (1 - x))``; outside [0, 1] NaN (no eps) or, with eps, 0 outside the clamp
+    range [eps, 1 - eps], as PyTorch's logit_backward."""
+    g = grad / (self * (1.0 - self))
+    if eps is None:
+        outside = (self < 0) | (self > 1)
+        return g.masked_fill(outside, math.nan)
+    return g.masked_fill((self < eps) | (self > 1.0 - eps), 0.0)
+
+
 def _tie_share(self: Any, other: Any) -> Any:
     """1 where the two sides differ, 1/2 where they are equal (a tie shares the gradient)."""
     return 1.0 - (self == other) * 0.5
@@ -187,6 +197,7 @@ FORMULAS: dict[str, Any] = {
     ),
     # fmax/fmin: the side that is returned gets the gradient (self on a tie or when other
     # is NaN), as PyTorch's
+    "aten::logit": (lambda grad, self, eps: _logit_grad(grad, self, eps),),
     "aten::fmax": (
         lambda grad, self, other: grad * ((self >= other) | other.isnan()),
         lambda grad, self, other: grad * ((self >= other) | other.isnan()).logical_not(),
