@@ -14,6 +14,7 @@ from typing import Any
 from ember.core import providers
 from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Size, Tensor, _wrap_dim, contiguous_strides, make_tensor
+from ember.dispatcher.grad_mode import is_grad_enabled
 
 _AUTOGRAD = Autograd.mask
 
@@ -517,6 +518,19 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     except for the masked-fill form ``x[mask] = v`` with a one-element ``v``.
     """
     from ember.operators.drivers import scalar_tensor
+    if (
+        self._base is not None
+        and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+        and is_grad_enabled()
+    ):
+        # Writing part of a view that takes part in autograd: do it as one in-place op on
+        # the view itself, so the view's own history is rebased along with its base's
+        # (Note [In-place on a view]); a write into a sub-view would leave this view's
+        # history behind, as PyTorch's regenerated views do not.
+        whole = self.clone()
+        setitem(whole, index, value)
+        self.copy_(whole)
+        return
 
     if _seq_as_tuple(index):
         index = tuple(index)

@@ -58,3 +58,25 @@ def test_logit_gradient_outside_its_domain_matches_torch(eps):
         torch.testing.assert_close(torch.tensor(got), torch.tensor(want), equal_nan=True)
     x = ember.tensor([0.2, 0.7], dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradgradcheck(lambda t: ember.logit(t, eps), (x,))
+
+
+def test_setitem_into_a_non_contiguous_view_keeps_its_history():
+    """``buf = zeros(2, 3).t(); buf[:] = w * 2``: buf requires grad (issue 15, class 4)."""
+    results = []
+    for lib in (torch, ember):
+        w = lib.ones(3, 2, requires_grad=True)
+        buf = lib.zeros(2, 3).t()
+        buf[:] = w * 2
+        (buf * lib.arange(6.0).reshape(3, 2)).sum().backward()
+        w2 = lib.ones(2, requires_grad=True)
+        base = lib.zeros(3, 4)
+        v = base.t()
+        v[1, :2] = w2 * 3
+        v[2, 1:] = lib.tensor([7.0, 8.0])
+        (v * lib.arange(12.0).reshape(4, 3)).sum().backward()
+        results.append((buf.requires_grad, w.grad.tolist(), v.requires_grad, w2.grad.tolist(),
+                        base.tolist()))  # fmt: skip
+    assert results[0] == results[1]
+    leaf = ember.ones(2, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        leaf.t()[0] = ember.zeros(2)
