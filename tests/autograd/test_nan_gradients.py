@@ -9,6 +9,7 @@ import torch
 import ember
 
 NAN = math.nan
+INF = math.inf
 
 
 def _other(L, x):
@@ -23,6 +24,9 @@ CASES = {
     "maximum": (lambda L, x: L.maximum(x, _other(L, x)), [1.0] * 4),
     "minimum": (lambda L, x: L.minimum(x, _other(L, x)), [1.0] * 4),
     "maximum_other": (lambda L, x: L.maximum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
+    "elu": (lambda L, x: L.nn.functional.elu(x, 0.7), [INF, -INF, 0.0, 1.0, -0.5, 800.0]),
+    "selu": (lambda L, x: L.nn.functional.selu(x), [INF, -INF, 0.0, 1.0, -0.5, 800.0]),
+    "celu": (lambda L, x: L.nn.functional.celu(x, 0.5), [INF, -INF, 0.0, -0.5, 800.0]),
     "minimum_other": (lambda L, x: L.minimum(L.ones(4, dtype=x.dtype), x), [NAN, 0.0, 1.0, 2.0]),
     "fmax": (lambda L, x: L.fmax(x, _other(L, x)), [1.0, NAN, 1.0, 1.0]),
     "fmin": (lambda L, x: L.fmin(x, _other(L, x)), [1.0, NAN, 1.0, 1.0]),

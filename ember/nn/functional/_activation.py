@@ -121,8 +121,15 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, True)
 
 
+def _neg(x: Tensor) -> Tensor:
+    """``min(x, 0)`` for the negative branch of the exponential units: ``expm1`` of a large
+    positive input (which ``where`` discards) would send ``inf * 0 = NaN`` into the
+    gradient."""
+    return x.clamp(max=0.0)
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _apply(lambda x: ember.where(x > 0, x, x.expm1() * alpha), input, inplace)
+    return _apply(lambda x: ember.where(x > 0, x, _neg(x).expm1() * alpha), input, inplace)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -138,7 +145,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
         [-1.1113, 1.0507]
     """
     return _apply(
-        lambda x: ember.where(x > 0, x * SELU_SCALE, x.expm1() * (SELU_ALPHA * SELU_SCALE)),
+        lambda x: ember.where(x > 0, x * SELU_SCALE, _neg(x).expm1() * (SELU_ALPHA * SELU_SCALE)),
         input,
         inplace,
     )
@@ -152,7 +159,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _apply(lambda x: ember.where(x > 0, x, (x / alpha).expm1() * alpha), input, inplace)
+    return _apply(
+        lambda x: ember.where(x > 0, x, (_neg(x) / alpha).expm1() * alpha), input, inplace
+    )
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
