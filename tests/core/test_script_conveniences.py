@@ -183,3 +183,16 @@ def test_avg_pool2d_of_int64_truncates_like_torch(kw):
     assert got.dtype == ember.int64 and got.tolist() == want.tolist()
     with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
         ember.nn.functional.avg_pool2d(e.to(ember.int32), **kw)
+
+
+@pytest.mark.parametrize(
+    "kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+           {"kernel_size": 2, "divisor_override": 3}],
+)  # fmt: skip
+def test_avg_pool3d_of_int64_stays_int64_like_torch(kw):
+    e = (ember.arange(125) - 60).reshape(1, 1, 5, 5, 5) * 3
+    t = (torch.arange(125) - 60).reshape(1, 1, 5, 5, 5) * 3
+    got, want = ember.nn.functional.avg_pool3d(e, **kw), torch.nn.functional.avg_pool3d(t, **kw)
+    assert got.dtype == ember.int64 and got.tolist() == want.tolist()
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        ember.nn.functional.avg_pool3d(e.to(ember.int32), **kw)

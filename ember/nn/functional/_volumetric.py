@@ -326,6 +326,15 @@ def avg_pool3d(
     divisor_override: int | None = None,
 ) -> Tensor:
     """Average over (kD, kH, kW) windows (PyTorch's divisor rules for padding and ceil mode)."""
+    if input.dtype in (ember.int32, ember.int16, ember.int8, ember.uint8):
+        name = {"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}[
+            str(input.dtype).split(".")[-1]
+        ]
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{name}'")
+    if input.dtype == ember.int64:  # PyTorch's truncating integer mean, in int64
+        pooled = avg_pool3d(input.double(), kernel_size, stride, padding, ceil_mode,
+                            count_include_pad, divisor_override)  # fmt: skip
+        return pooled.trunc().to(ember.int64)
     x, unbatched, k, st, pd, dl, out, pads = _pool_setup(
         input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d"
     )
