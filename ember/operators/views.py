@@ -518,6 +518,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     except for the masked-fill form ``x[mask] = v`` with a one-element ``v``.
     """
     from ember.operators.drivers import scalar_tensor
+
     if (
         self._base is not None
         and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))

@@ -109,7 +109,6 @@ def _clamp_max_arg(grad: Any, self: Any, min: Any, max: Any) -> Any:
     return _where(mask if min is None else mask.logical_or(max < min), grad, 0.0)
 
 
-
 def _logit_grad(grad: Any, self: Any, eps: Any) -> Any:
     """``grad / (x (1 - x))``; outside [0, 1] NaN (no eps) or, with eps, 0 outside the clamp
     range [eps, 1 - eps], as PyTorch's logit_backward."""
@@ -123,6 +122,7 @@ def _logit_grad(grad: Any, self: Any, eps: Any) -> Any:
 def _tie_share(self: Any, other: Any) -> Any:
     """1 where the two sides differ, 1/2 where they are equal (a tie shares the gradient)."""
     return 1.0 - (self == other) * 0.5
+
 
 FORMULAS: dict[str, Any] = {
     # -- unary ---------------------------------------------------------------------------------
