@@ -49,7 +49,8 @@ def _is_float(t: Tensor) -> bool:
     return t._dtype.category == dt.FLOAT
 
 
-def _not_implemented(kernel: str, d: dt.dtype) -> NotImplementedError:
+def not_implemented_for(kernel: str, d: dt.dtype) -> NotImplementedError:
+    """PyTorch's refusal of a dtype: ``"kernel" not implemented for 'Int'``."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{_TORCH_NAMES[d.name]}'")
 
 
@@ -204,7 +205,7 @@ def isreal(self: Tensor) -> Tensor:
 def round_decimals(self: Tensor, decimals: int = 0) -> Tensor:
     """Round half to even at ``decimals`` decimal places (negative: to tens, hundreds...)."""
     if not _is_float(self):
-        raise _not_implemented("round_cpu", self._dtype)
+        raise not_implemented_for("round_cpu", self._dtype)
     if decimals == 0:
         return _aten().round.default(self)  # type: ignore[no-any-return]
     x, out = _floatify(self)
@@ -297,7 +298,7 @@ def xlogy(self: Tensor, other: Any) -> Tensor:
 def _float_only(name: str, self: Any, other: Any) -> dt.dtype:
     d = result_type(self, other)
     if d.category != dt.FLOAT:
-        raise _not_implemented(f"{name}_cpu", d)
+        raise not_implemented_for(f"{name}_cpu", d)
     return d
 
 
@@ -367,7 +368,7 @@ fmin = _fminmax("minimum")
 def ldexp(self: Tensor, other: Any) -> Tensor:
     """``self * 2 ** other``, in the operands' promoted float dtype."""
     if isinstance(other, Tensor) and other._dtype is dt.bool_ and _is_float(self):
-        raise _not_implemented("ldexp_cpu_exp", other._dtype)
+        raise not_implemented_for("ldexp_cpu_exp", other._dtype)
     # PyTorch rounds 2 ** other in other's float type (the default one for integers) and
     # returns the operands' promoted float type
     r = self * _aten().pow.Tensor_Tensor(2.0, other)
@@ -500,7 +501,7 @@ def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
                 f"expected dtype {self._dtype.name} for `{what}` but got dtype {t._dtype.name}"
             )
     if not _is_float(self):
-        raise _not_implemented("lerp_kernel_tensor", self._dtype)
+        raise not_implemented_for("lerp_kernel_tensor", self._dtype)
     out = self._dtype
     a, b = self.to(_compute(out)), end.to(_compute(out))
     w = weight.to(_compute(out))

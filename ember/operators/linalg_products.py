@@ -483,12 +483,9 @@ def matrix_power(self: Tensor, n: int) -> Tensor:
         return eye.expand(self._shape).clone()  # type: ignore[no-any-return]
     if n < 0:
         if not _is_float(self):
-            names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                     "uint8": "Byte", "bool": "Bool"}  # fmt: skip
             raise RuntimeError(
                 "linalg.inv: Expected a floating point or complex tensor as input. Got "
-                f"{names.get(self._dtype.name, self._dtype.name)} (a negative matrix_power "
-                "inverts first)"
+                f"{_NAMES[self._dtype.name]} (a negative matrix_power inverts first)"
             )
         base = aten.linalg_inv.default(self)
         n = -n

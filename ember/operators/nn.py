@@ -17,6 +17,7 @@ import numpy as np
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.operators.elementwise import not_implemented_for
 from ember.operators.nn_drivers import pair, pool_out_size
 
 __all__: list[str] = []
@@ -260,9 +261,7 @@ def avg_pool2d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 
                divisor_override: int | None = None) -> Tensor:  # fmt: skip
     if self._dtype.category == dt.INT:
         if self._dtype is not dt.int64:  # PyTorch pools Long only among the integer types
-            names = {"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
-            name = names.get(self._dtype.name, self._dtype.name)
-            raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{name}'")
+            raise not_implemented_for("avg_pool2d", self._dtype)
         # integer input: PyTorch divides the integer window sums (truncating); the float64
         # sums are exact for every window this could hold
         pooled = avg_pool2d(self.to(dt.float64), kernel_size, stride, padding, ceil_mode,

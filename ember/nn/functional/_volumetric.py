@@ -25,6 +25,7 @@ import ember
 from ember.core.tensor import Tensor
 from ember.nn.functional._conv import _same_padding
 from ember.nn.functional._pooling import _windows
+from ember.operators.elementwise import not_implemented_for
 
 __all__ = [
     "conv3d",
@@ -327,10 +328,7 @@ def avg_pool3d(
 ) -> Tensor:
     """Average over (kD, kH, kW) windows (PyTorch's divisor rules for padding and ceil mode)."""
     if input.dtype in (ember.int32, ember.int16, ember.int8, ember.uint8):
-        name = {"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}[
-            str(input.dtype).split(".")[-1]
-        ]
-        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{name}'")
+        raise not_implemented_for("avg_pool3d_out_frame", input.dtype)
     if input.dtype == ember.int64:  # PyTorch's truncating integer mean, in int64
         pooled = avg_pool3d(input.double(), kernel_size, stride, padding, ceil_mode,
                             count_include_pad, divisor_override)  # fmt: skip
