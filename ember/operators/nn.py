@@ -823,3 +823,15 @@ def max_pool2d_with_indices_decomp(self: Tensor, kernel_size: Any, stride: Any =
 
 def _int_min(d: dt.dtype) -> int:
     return int(np.iinfo(np.dtype(d.name)).min)
+
+
+def binary_cross_entropy_elementwise(self: Tensor, target: Tensor) -> Tensor:
+    """``_binary_cross_entropy``: ``-(t log x + (1 - t) log(1 - x))`` with both logs clamped
+    below at -100, as PyTorch's. Its formula (``ember/autograd/formulas/nn.py``) gives
+    PyTorch's gradients, finite at x = 0 and x = 1 where differentiating the clamped logs
+    would give 0 * inf."""
+    aten = _aten()
+    floor = aten.full.default((), -100.0, dtype=self._dtype, device=self._device)
+    log_x = aten.maximum.default(self.log(), floor)
+    log_1mx = aten.maximum.default((1.0 - self).log(), floor)
+    return -(target * log_x + (1.0 - target) * log_1mx)  # type: ignore[no-any-return]

@@ -146,6 +146,7 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "native_batch_norm_backward_decomp": nn.native_batch_norm_backward_decomp,
     "native_layer_norm_backward_decomp": nn.native_layer_norm_backward_decomp,
     "im2col_decomp": nn.im2col_decomp,
+    "binary_cross_entropy_elementwise": nn.binary_cross_entropy_elementwise,
     "col2im_decomp": nn.col2im_decomp,
     "max_pool2d_with_indices_decomp": nn.max_pool2d_with_indices_decomp,
     "unique2": indexing.unique2,

@@ -114,7 +114,18 @@ def _embedding_back(grad: Any, weight_shape: Any, indices: Any, padding_idx: int
     return g.new_zeros(weight_shape).index_put([indices], g, True)
 
 
+def _bce_self(grad: Any, self: Any, target: Any) -> Any:
+    """PyTorch's BCE input gradient: ``(x - t) / max(x (1 - x), 1e-12)``, finite at 0 and 1."""
+    return grad * (self - target) / (self * (1.0 - self)).clamp(min=1e-12)
+
+
+def _bce_target(grad: Any, self: Any) -> Any:
+    """The target's: ``log(1 - x) - log(x)``, not clamped, as PyTorch's."""
+    return grad * ((1.0 - self).log() - self.log())
+
+
 FORMULAS: dict[str, Any] = {
+    "aten::_binary_cross_entropy": (_bce_self, _bce_target),
     "aten::im2col": (
         lambda grad, self_shape, kernel_size, dilation, padding, stride: _aten().col2im.default(
             grad, tuple(self_shape[-2:]), kernel_size, dilation, padding, stride

@@ -252,36 +252,6 @@ def cross_entropy(
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
 
 
-def _clamped_logs(input: Tensor) -> tuple[Tensor, Tensor]:
-    """``log(x)`` and ``log(1 - x)`` clamped below at -100, as PyTorch's BCE clamps them."""
-    floor = ember.full((), -100.0, dtype=input.dtype, device=input.device)
-    return ember.maximum(input.log(), floor), ember.maximum((1.0 - input).log(), floor)
-
-
-class _BinaryCrossEntropy(ember.autograd.Function):
-    """The elementwise BCE with PyTorch's gradients: the input's is
-    ``(x - t) / max(x (1 - x), 1e-12)``, finite at x = 0 and x = 1 where differentiating
-    the clamped logs would give 0 * inf = NaN; the target's is ``log(1 - x) - log(x)``
-    (not clamped, as PyTorch's). The backward is written in ember operators, so it
-    differentiates again."""
-
-    @staticmethod
-    def forward(ctx: Any, input: Tensor, target: Tensor) -> Tensor:
-        ctx.save_for_backward(input, target)
-        log_x, log_1mx = _clamped_logs(input)
-        return -(target * log_x + (1.0 - target) * log_1mx)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        input, target = ctx.saved_tensors
-        grad_input = grad_target = None
-        if ctx.needs_input_grad[0]:
-            grad_input = grad * (input - target) / (input * (1.0 - input)).clamp(min=1e-12)
-        if ctx.needs_input_grad[1]:
-            grad_target = grad * ((1.0 - input).log() - input.log())  # unclamped, as PyTorch
-        return grad_input, grad_target
-
-
 def binary_cross_entropy(
     input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
     reduce: Any = None, reduction: str = "mean",
@@ -291,7 +261,7 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
-    loss = _BinaryCrossEntropy.apply(input, target)
+    loss = ember.ops.aten._binary_cross_entropy.default(input, target)  # PyTorch's gradients
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, _legacy(size_average, reduce, reduction))
