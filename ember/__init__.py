@@ -156,7 +156,7 @@ _providers.require_cuda = _require_cuda  # Note [Registration points]
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
-    "random", "jit", "distributions",
+    "random", "jit", "distributions", "distributed",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 #: PyTorch's top-level forms of nn.functional operations (ember/nn/_top_level.py)

@@ -54,6 +54,8 @@ class PluginRecord:
     reason: str = ""
     devices: list[str] = field(default_factory=list)
     plugin: Any = None
+    #: what a non-device plugin provides once loaded (``ember.distributed``: the backend)
+    provides: Any = None
 
     @property
     def package(self) -> str:
@@ -186,6 +188,8 @@ def _activate(rec: PluginRecord) -> None:
             )
         if rec.namespace == "ember.devices":
             _activate_devices(rec, plugin)
+        elif rec.namespace == "ember.distributed":
+            _activate_process_group(rec, plugin)
     except BaseException:
         _pm.unregister(plugin)
         rec.plugin = None
@@ -222,6 +226,23 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             seed(replay.global_seed[0])
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
+
+
+def _activate_process_group(rec: PluginRecord, plugin: Any) -> None:
+    """Ask an ``ember.distributed`` plugin for its backend; record whether it can run."""
+    found = [b for b in _hook(plugin, "ember_process_group_backend")() if b is not None]
+    if not found:
+        raise RuntimeError("the plugin implements no ember_process_group_backend hook")
+    backend = found[0]
+    if getattr(backend, "name", rec.name) != rec.name:
+        raise RuntimeError(
+            f"entry point '{rec.name}' returned the process-group backend "
+            f"'{backend.name}'; the entry point's name and the backend's must agree"
+        )
+    rec.provides = backend
+    if not backend.is_available():
+        rec.status = "unavailable"
+        rec.reason = backend.unavailable_reason() or "its engine cannot run here"
 
 
 #: the thread count last given to ``set_num_threads``, replayed to plugins that load later
