@@ -87,6 +87,7 @@ def test_ruff_clean():
             "ember",
             "backends_cpu",
             "backends_opencl",
+            "backends_mpi",
             "tests",
             "benchmarks",
             "examples",
