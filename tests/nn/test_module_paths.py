@@ -127,5 +127,5 @@ def test_data_parallel_trains_and_functional_form():
     assert out.tolist() == lin(ember.ones(3, 2)).tolist()
     with pytest.warns(UserWarning, match="runs the module on one device"):
         nn.DataParallel(nn.Linear(2, 1), device_ids=[0, 1])
-    with pytest.raises(RuntimeError, match="DistributedDataParallel needs process groups"):
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         nn.parallel.DistributedDataParallel(nn.Linear(2, 1))

@@ -6,7 +6,13 @@ defines in ``normalization.py`` and ``lazy.py`` (these are the same objects).
 """
 
 from ember.nn.modules.lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
-from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm
+from ember.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    SyncBatchNorm,
+    _BatchNorm,
+)
 
 _NormBase = _BatchNorm
 
@@ -17,4 +23,5 @@ __all__ = [
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
+    "SyncBatchNorm",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "SyncBatchNorm",
     "Embedding",
 ]
 
@@ -218,6 +219,99 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose statistics span every rank of a process group.
+
+    In training, each rank's per-channel sum, sum of squares and count are summed over
+    the group with a differentiable all-reduce (``ember.distributed.nn.functional``),
+    so N ranks on N slices of a batch normalise -- and, under DDP, train -- as one
+    process on the whole batch. In eval mode, or outside an initialized process
+    group, it is ``BatchNorm`` of the input's dimension.
+    """
+
+    def __init__(
+        self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+        affine: bool = True, track_running_stats: bool = True, process_group: Any = None,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None:  # fmt: skip
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        from ember import distributed as dist
+
+        self._check_input_dim(input)
+        if (
+            not self.training
+            or not dist.is_initialized()
+            or dist.get_world_size(self.process_group) == 1
+        ):
+            return super().forward(input)
+        from ember.distributed.nn import functional as DF
+
+        dims = [0, *range(2, input.ndim)]
+        count = input.numel() // input.shape[1]
+        local = ember.cat(
+            [
+                input.sum(dims),
+                (input * input).sum(dims),
+                ember.full((1,), float(count), dtype=input.dtype, device=input.device),
+            ]
+        )
+        total = DF.all_reduce(local, group=self.process_group)
+        c = self.num_features
+        n = total[2 * c]
+        mean = total[:c] / n
+        var = (total[c : 2 * c] / n - mean * mean).clamp_min(0)
+        if self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+                factor = self.momentum
+                if factor is None:
+                    factor = 1.0 / float(self.num_batches_tracked.item())
+                unbiased = var.detach() * (n / (n - 1)).clamp_min(0) if n.item() > 1 else var
+                self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
+                self.running_var.mul_(1 - factor).add_(unbiased.detach() * factor)
+        shape = [1, c] + [1] * (input.ndim - 2)
+        out = (input - mean.reshape(shape)) * ember.rsqrt(var.reshape(shape) + self.eps)
+        if self.weight is not None:
+            out = out * self.weight.reshape(shape)
+        if self.bias is not None:
+            out = out + self.bias.reshape(shape)
+        return out
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every ``BatchNorm*d`` replaced by a ``SyncBatchNorm`` (same state)."""
+        out = module
+        if isinstance(module, _BatchNorm) and type(module) in (
+            BatchNorm1d, BatchNorm2d, BatchNorm3d,
+        ):  # fmt: skip
+            out = cls(
+                module.num_features, module.eps, module.momentum, module.affine,
+                module.track_running_stats, process_group, bias=module._has_bias,
+            )  # fmt: skip
+            with no_grad():
+                if module.affine:
+                    out.weight = module.weight
+                    if module.bias is not None:
+                        out.bias = module.bias
+                if module.track_running_stats:
+                    out.running_mean = module.running_mean
+                    out.running_var = module.running_var
+                    out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 class Embedding(Module):

@@ -16,7 +16,7 @@ from typing import Any
 
 from ember.nn.modules.module import Module
 
-__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
+__all__ = ["DataParallel", "data_parallel"]
 
 
 class DataParallel(Module):
@@ -63,14 +63,3 @@ def data_parallel(
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     return module(*inputs, **(module_kwargs or {}))
-
-
-class DistributedDataParallel(Module):
-    """Placeholder for PyTorch's ``DistributedDataParallel`` (a later stage of ember)."""
-
-    def __init__(self, module: Module, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(
-            "DistributedDataParallel needs process groups (ember.distributed), which ember "
-            "does not have yet; train in one process, or wrap the model in "
-            "ember.nn.DataParallel"
-        )

@@ -33,11 +33,14 @@ class DistributedSampler(Sampler):
         shuffle: bool = True, seed: int = 0, drop_last: bool = False,
     ) -> None:  # fmt: skip
         if num_replicas is None or rank is None:
-            raise ValueError(
-                "Default process group has not been initialized, please make sure to call "
-                "init_process_group (ember has no process groups yet: pass num_replicas and "
-                "rank)."
-            )
+            from ember import distributed as dist
+
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            if num_replicas is None:
+                num_replicas = dist.get_world_size()
+            if rank is None:
+                rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, "
                              f"{num_replicas - 1}]")  # fmt: skip
