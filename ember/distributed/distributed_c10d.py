@@ -272,8 +272,12 @@ class _World:
 
 _world = _World()
 
-#: how long a waiting request polls without sleeping, and how often peers are checked
-_SPIN_S = 0.002
+#: a waiting request is polled without pause for _SPIN_S, then yielding the CPU between
+#: polls (others ranks may share this core) until _YIELD_S, then with growing sleeps (at
+#: most _MAX_PAUSE_S); peers are checked every _PEER_CHECK_S
+_SPIN_S = 0.001
+_YIELD_S = 0.2
+_MAX_PAUSE_S = 0.002
 _PEER_CHECK_S = 0.5
 
 
@@ -372,6 +376,7 @@ class Work:
         limit = (timeout or self._pg.timeout).total_seconds()
         deadline = self._started + limit if timeout is None else time.monotonic() + limit
         spin_until = time.monotonic() + _SPIN_S
+        yield_until = time.monotonic() + _YIELD_S
         next_check = time.monotonic() + _PEER_CHECK_S
         pause = 0.0
         try:
@@ -393,9 +398,11 @@ class Work:
                         "collective. Set EMBER_DISTRIBUTED_DEBUG=DETAIL to check that every "
                         "rank calls the same collectives with the same shapes."
                     )
-                if now >= spin_until:
-                    pause = min(0.001, pause * 2 or 0.00002)
+                if now >= yield_until:
+                    pause = min(_MAX_PAUSE_S, pause * 2 or 0.00005)
                     time.sleep(pause)
+                elif now >= spin_until:
+                    os.sched_yield()
         except DistBackendError as e:
             self._raise(e)
         except Exception as e:  # noqa: BLE001 - the engine's own error type
