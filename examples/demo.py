@@ -1,6 +1,9 @@
 """Train a small CNN on handwritten digits with ember, on the default CPU backend.
 
 Run: ``python examples/demo.py [--device cpu] [--epochs 15] [--out demo_out]``.
+On several processes: ``python -m ember.distributed.run --nproc-per-node 2 examples/demo.py``
+(each rank trains on its share of every epoch through ``DistributedSampler``, the model is
+wrapped in ``DistributedDataParallel``, and rank 0 reports, saves and plots).
 
 The data are the 1,797 8x8 handwritten digits that scikit-learn ships (no download):
 80% train, 20% held out, split per class with a fixed seed. The script is the PyTorch
@@ -110,7 +113,17 @@ def main(argv: list[str] | None = None) -> float:
     p.add_argument("--out", default="demo_out", help="folder for the checkpoint and the plot")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    import os
+
     from tqdm import tqdm
+
+    import ember.distributed as dist
+
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if distributed:  # started by python -m ember.distributed.run (or torchrun, mpiexec)
+        dist.init_process_group("mpi")
+    rank, world = (dist.get_rank(), dist.get_world_size()) if distributed else (0, 1)
+    args.no_progress = args.no_progress or rank != 0
 
     ember.manual_seed(args.seed)
     device = ember.device(args.device)
@@ -118,22 +131,32 @@ def main(argv: list[str] | None = None) -> float:
     train = TensorDataset(ember.from_numpy(xtr), ember.from_numpy(ytr))
     x_test, y_test = ember.from_numpy(xte).to(device), ember.from_numpy(yte).to(device)
     x_train, y_train = train.tensors[0].to(device), train.tensors[1].to(device)
+    sampler = None
+    if distributed:  # each rank its share; the global batch stays args.batch_size
+        from ember.utils.data import DistributedSampler
+
+        sampler = DistributedSampler(train, shuffle=True, seed=args.seed)
     loader = DataLoader(
         train,
-        batch_size=args.batch_size,
-        shuffle=True,
+        batch_size=args.batch_size // world,
+        shuffle=sampler is None,
+        sampler=sampler,
         generator=ember.Generator().manual_seed(args.seed),
     )
 
-    model = DigitsCNN().to(device)
+    model: nn.Module = DigitsCNN().to(device)
+    if distributed:
+        model = nn.parallel.DistributedDataParallel(nn.SyncBatchNorm.convert_sync_batchnorm(model))
+    log = print if rank == 0 else (lambda *a, **k: None)
     opt = ember.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = ember.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=args.lr, epochs=args.epochs, steps_per_epoch=len(loader)
     )
     loss_fn = nn.CrossEntropyLoss()
     n_params = sum(p.numel() for p in model.parameters())
-    print(
+    log(
         f"{len(train)} training and {len(yte)} held-out digits; {n_params} parameters on {device}"
+        + (f", {world} ranks" if distributed else "")
     )
 
     history: dict[str, list[float]] = {
@@ -141,6 +164,8 @@ def main(argv: list[str] | None = None) -> float:
     }
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         bar = tqdm(
             loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, disable=args.no_progress
         )
@@ -156,11 +181,16 @@ def main(argv: list[str] | None = None) -> float:
         te_loss, te_acc = evaluate(model, x_test, y_test)
         for k, v in zip(history, (tr_loss, te_loss, tr_acc, te_acc)):
             history[k].append(v)
-        print(
+        log(
             f"epoch {epoch:2d}  train loss {tr_loss:.4f}  acc {tr_acc:.3f}  "
             f"held-out loss {te_loss:.4f}  acc {te_acc:.3f}"
         )
     elapsed = time.perf_counter() - start
+    if distributed:
+        model = model.module  # type: ignore[assignment]  # the replica, equal on every rank
+        if rank != 0:
+            dist.destroy_process_group()
+            return history["test_acc"][-1]
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -180,6 +210,8 @@ def main(argv: list[str] | None = None) -> float:
         f"({elapsed:.1f} s of training on {device})"
     )
     print(f"checkpoint: {ckpt} (torch.load reads it); curves: {out / 'digits_cnn.png'}")
+    if distributed:
+        dist.destroy_process_group()
     return acc
 
 

@@ -182,3 +182,19 @@ np.testing.assert_allclose(total.numpy(), bn.weight.grad.numpy(), atol=1e-9)
 
 def test_sync_batchnorm_matches_batchnorm_on_the_whole_batch(ranks):
     ranks(2, SYNC_BN)
+
+
+def test_demo_trains_on_two_ranks_through_the_launcher(tmp_path):
+    import subprocess
+
+    r = subprocess.run(
+        [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", "2",
+         str(ROOT / "examples" / "demo.py"), "--no-progress", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "2 ranks" in r.stdout
+    line = next(ln for ln in r.stdout.splitlines() if "held-out accuracy" in ln)
+    acc = float(line.split("held-out accuracy")[1].split()[0])
+    assert acc >= 0.96, line  # one process reaches about 0.98 with the same seed
+    assert (tmp_path / "digits_cnn.pt").exists() and (tmp_path / "digits_cnn.png").exists()
