@@ -131,8 +131,8 @@ class _Call:
         if self.native and d.is_contiguous():
             return d
         staged = (d if self.native else d.to("cpu")).contiguous()
-        if staged.data_ptr() == d.data_ptr():
-            staged = staged.clone()
+        if staged.device == d.device and staged.data_ptr() == d.data_ptr():
+            staged = staged.clone()  # .contiguous() of a contiguous tensor is the tensor
         if write:
             self.back.append((d, staged))
         return staged
