@@ -149,3 +149,19 @@ def test_worker_info_and_errors():
         next(it)
     for w in it._workers:
         assert not w.is_alive()
+
+
+def test_random_sampler_with_replacement_draws_lazily():
+    # scripts pass num_samples=int(1e10) to mean "forever": the indices must be drawn as
+    # they are consumed (drawing them up front is a 74.5 GiB allocation)
+    import itertools
+
+    from ember.utils.data import RandomSampler
+
+    s = RandomSampler(range(10), replacement=True, num_samples=int(1e10))
+    assert len(s) == int(1e10)
+    first = list(itertools.islice(iter(s), 10_000))
+    assert len(first) == 10_000 and set(first) <= set(range(10)) and len(set(first)) == 10
+    a = list(RandomSampler(range(7), True, 9000, ember.Generator().manual_seed(3)))
+    b = list(RandomSampler(range(7), True, 9000, ember.Generator().manual_seed(3)))
+    assert a == b and len(a) == 9000

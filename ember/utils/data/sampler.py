@@ -92,7 +92,13 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         rng = _rng(self.generator)
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples).tolist()
+            # drawn in blocks as they are consumed: num_samples may be far beyond memory
+            # (scripts pass int(1e10) to mean "forever")
+            left = self.num_samples
+            while left > 0:
+                block = min(left, _REPLACEMENT_BLOCK)
+                yield from rng.integers(0, n, block).tolist()
+                left -= block
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
@@ -100,6 +106,10 @@ class RandomSampler(Sampler):
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+#: how many indices RandomSampler(replacement=True) draws at a time
+_REPLACEMENT_BLOCK = 4096
 
 
 class SubsetRandomSampler(Sampler):
