@@ -165,3 +165,51 @@ def test_random_sampler_with_replacement_draws_lazily():
     a = list(RandomSampler(range(7), True, 9000, ember.Generator().manual_seed(3)))
     b = list(RandomSampler(range(7), True, 9000, ember.Generator().manual_seed(3)))
     assert a == b and len(a) == 9000
+
+
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import time, multiprocessing as mp\n"
+        "import ember\n"
+        "from ember.utils.data import DataLoader, TensorDataset\n"
+        "if __name__ == '__main__':\n"
+        "    ds = TensorDataset(ember.arange(100.0))\n"
+        "    it = iter(DataLoader(ds, batch_size=4, num_workers=2))\n"
+        "    next(it)\n"
+        "    print(' '.join(str(p.pid) for p in mp.active_children()), flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert parent.stdout is not None
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == 2
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+
+        def alive(pid: int) -> bool:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+            except FileNotFoundError:
+                return False
+
+        deadline = time.monotonic() + 20
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [p for p in pids if alive(p)]
+        assert not left, f"DataLoader workers {left} outlived their killed parent"
+    finally:
+        try:
+            os.killpg(parent.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

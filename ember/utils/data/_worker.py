@@ -13,6 +13,8 @@ task id, so batches come out in sampler order whatever the timing.
 from __future__ import annotations
 
 import itertools
+import os
+import queue
 import random
 import traceback
 from collections.abc import Callable
@@ -93,6 +95,10 @@ class _ExceptionWrapper:
         raise err
 
 
+#: how often an idle worker checks that the process that started it is still there
+_PARENT_CHECK_S = 1.0
+
+
 def worker_loop(
     dataset: Any, index_queue: Any, result_queue: Any, collate_fn: Callable[[Any], Any],
     spec: FetchSpec, seed: int, worker_id: int, num_workers: int,
@@ -112,8 +118,16 @@ def worker_loop(
         except Exception:  # noqa: BLE001 - reported to the main process
             init_error = _ExceptionWrapper(f"in DataLoader worker process {worker_id}")
     fetch = make_fetcher(dataset, collate_fn, spec)
+    parent = os.getppid()
     while True:
-        task = index_queue.get()
+        try:
+            task = index_queue.get(timeout=_PARENT_CHECK_S)
+        except queue.Empty:
+            # a parent killed outright (SIGKILL) never sends the None that ends the loop:
+            # an orphan is adopted by another process, so a changed parent id means "stop"
+            if os.getppid() != parent:
+                break
+            continue
         if task is None:
             break
         task_id, indices = task
