@@ -12,11 +12,29 @@ Must always hold:
 * ``host_memory = True`` promises that ``Storage.data`` is a 1-D, C-contiguous
   ``numpy.uint8`` array, so ``Tensor.numpy()`` and ``ember.from_numpy`` share
   memory without copies (the CPU backend does this);
-* ``to_host``/``from_host`` move raw bytes; dtype interpretation is the core's.
+* ``to_host``/``from_host`` move raw bytes; dtype interpretation is the core's;
+* ``accelerator = True`` makes the device eligible as ``ember.accelerator``'s current
+  accelerator (PyTorch's ``torch.accelerator``: CUDA, XPU, PrivateUse1, ...); the default
+  False leaves it an ordinary device (the CPU, a numpy-backed test device);
+* ``Capabilities.ops`` is the core's to fill: a backend that lists operators there
+  without registering their kernels is warned once when its plugin loads.
+
+Note [Kernel contract checks]
+    A plugin's kernels are checked once, cheaply, so a broken contract fails loudly
+    instead of handing users wrong memory: a structured kernel's first call per
+    (operator, device) must return None (``ember/operators/drivers.py``); a
+    factorization kernel's first outputs must have its meta function's shapes and
+    dtypes (``ember/operators/linalg_factorizations.py``); the operators a backend
+    claims in ``capabilities().ops`` must have kernels (``ember/plugins/manager.py``).
+    After a first call passes, the bare kernel is what dispatch calls: no check is
+    left on the hot path. ``kernel_checks`` below is the registration point
+    (Note [Registration points]) through which the operator library asks the plugin
+    loader to run its checks on each device a plugin registers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +47,11 @@ __all__ = ["DeviceBackend", "Capabilities", "PLUGIN_API_VERSION"]
 #: Bumped when the contract changes incompatibly; plugins declare the version they target.
 PLUGIN_API_VERSION = 1
 
+#: Note [Kernel contract checks]: ``check(device_type, plugin)`` for each device whose
+#: plugin's ``ember_register_kernels`` hook has returned (``plugin`` names the distribution,
+#: for messages); filled by the operator library, run by ``ember.plugins.manager``.
+kernel_checks: list[Callable[[str, str], None]] = []
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -40,6 +63,8 @@ class Capabilities:
             for the others the core computes in float32 and casts.
         ops: qualified operator names with a native kernel (filled in by the core
             from the kernel tables when queried through ``ember.library.capabilities``).
+            A backend leaves it empty; operators it lists without registering their
+            kernels draw a ``RuntimeWarning`` when its plugin loads.
     """
 
     dtypes: tuple[str, ...] = (
@@ -66,11 +91,24 @@ class DeviceBackend:
         indexed: True if devices are numbered (``"mydev:1"``); False for a single
             device such as the CPU, whose tensors report ``device(type='cpu')``.
         host_memory: see the module docstring.
+        accelerator: True if the device is an accelerator in PyTorch's sense (a GPU or
+            another device that training scripts should prefer to the CPU):
+            ``ember.accelerator.current_accelerator()`` then reports it. Declare it on
+            the class; default False.
+
+    Examples:
+        >>> import ember.plugins as P
+        >>> class MyBackend(P.DeviceBackend):
+        ...     name = "mydev"
+        ...     accelerator = True
+        >>> MyBackend().accelerator, P.DeviceBackend().accelerator
+        (True, False)
     """
 
     name: str = ""
     indexed: bool = True
     host_memory: bool = False
+    accelerator: bool = False
 
     # -- availability -------------------------------------------------------------------------
     def is_available(self) -> bool:

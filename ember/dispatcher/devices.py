@@ -95,7 +95,14 @@ def backend(name: str) -> DeviceBackend:
     """The backend of device type ``name``, loading its plugin if needed."""
     b = _backends.get(name)
     if b is None:
-        _load_device[0](name)
+        # Note [Unknown device types]: the plugin may register a device after its kernels.
+        registry.begin_device_registration()
+        try:
+            _load_device[0](name)
+        except BaseException:
+            registry.end_device_registration(name, check=False)
+            raise
+        registry.end_device_registration(name)
         b = _backends.get(name)
         if b is None:
             raise RuntimeError(_load_device[1](name))
@@ -144,9 +151,53 @@ def default_mask() -> int:
     return mask(_default_device[0])
 
 
+#: sys.path -> the device types installed ``ember.devices`` plugins provide (entry-point names)
+_installed: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _installed_device_types() -> frozenset[str]:
+    """Entry-point names of the ``ember.devices`` group (metadata only: nothing is imported)."""
+    import importlib.metadata as md
+    import sys
+
+    where = tuple(sys.path)
+    names = _installed.get(where)
+    if names is None:
+        try:
+            names = frozenset(ep.name for ep in md.entry_points(group="ember.devices"))
+        except Exception:  # noqa: BLE001 - broken metadata must not break registration
+            names = frozenset()
+        _installed.clear()
+        _installed[where] = names
+    return names
+
+
+def device_type_known(name: str) -> bool:
+    """Whether a registered backend or an installed device plugin provides ``name``."""
+    return name in _backends or name == "cpu" or name in _installed_device_types()
+
+
+def known_device_types() -> list[str]:
+    return sorted({"cpu", *_backends, *_installed_device_types()})
+
+
+def several_devices(name: str) -> bool:
+    """Whether tensors of device type ``name`` can be on more than one device."""
+    b = _backends.get(name)
+    if b is None or not b.indexed:
+        return False
+    try:
+        return b.device_count() > 1
+    except Exception:  # noqa: BLE001 - discovery must not raise; check the indices then
+        return True
+
+
 register_backend(MetaBackend())
 registry._device_mask_of = mask
 registry._default_device_mask = default_mask
+registry._device_type_known = device_type_known
+registry._known_device_types = known_device_types
+registry._several_devices = several_devices
 
 
 def _plugin_failures() -> list[str]:

@@ -39,12 +39,16 @@ Note [Dispatch resolution]
     decomposition) is used; the Meta key runs a structured operator's driver with
     a no-op kernel. Otherwise the call fails with ``NotImplementedError`` listing
     what is registered and which plugins failed to load. The result is
-    cached per key set; any registration clears every cache (``_epoch``).
+    cached per key set; any registration clears every cache (``_epoch``). A key set
+    with two device types resolves to the same-device check (a 0-dim CPU tensor may
+    join another device); one device type with several devices, to its kernel behind
+    an index check (Note [Same device]).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import keyword
 import threading
 import types
@@ -94,6 +98,13 @@ _drivers: dict[str, Callable[[OpOverload, Callable[..., Any]], Callable[..., Any
 _plugin_failures: Callable[[], list[str]] = list
 _device_mask_of: Callable[[Any], int] = lambda d: 0  # noqa: E731 - set by ember.dispatcher.devices
 _default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
+#: Note [Registration points]: ``ember.dispatcher.devices`` installs these three. Whether a
+#: device type is provided (a registered backend or an installed device plugin), the known
+#: device types for messages, and whether tensors of one type can live on several devices
+#: (then a kernel of that type checks the indices of its arguments, Note [Same device]).
+_device_type_known: Callable[[str], bool] = lambda name: True  # noqa: E731
+_known_device_types: Callable[[], list[str]] = list
+_several_devices: Callable[[str], bool] = lambda name: False  # noqa: E731
 
 
 _on_registration: list[Callable[[], None]] = []
@@ -449,15 +460,96 @@ def all_operators() -> list[OpOverload]:
     return list(_operators.values())
 
 
+def _kernel_name(fn: Any) -> str:
+    """``module.qualname`` of a kernel, for messages (``repr`` for other callables)."""
+    if isinstance(fn, functools.partial):
+        parts = [_kernel_name(fn.func), *map(repr, fn.args)]
+        parts += [f"{k}={v!r}" for k, v in fn.keywords.items()]
+        return f"functools.partial({', '.join(parts)})"
+    qualname = getattr(fn, "__qualname__", None)
+    if qualname is None:
+        return repr(fn)
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{qualname}" if module else qualname
+
+
 def set_kernel(op: OpOverload, key: Any, fn: Any, *, allow_override: bool = False) -> None:
+    """Put ``fn`` into ``op``'s table at ``key``.
+
+    RuntimeError if a kernel is there already (naming both) unless ``allow_override``, or if
+    ``key`` is a device type that no device provides (Note [Unknown device types]).
+    """
     if key in op.kernels and not allow_override:
         raise RuntimeError(
-            f"a kernel for operator {op.qualname} and dispatch key {key} is already registered "
-            f"({getattr(op.kernels[key], '__qualname__', op.kernels[key])}); remove the "
-            "earlier registration first"
+            f"a kernel for operator {op.qualname} and dispatch key {key} is already registered: "
+            f"{_kernel_name(op.kernels[key])}; cannot register {_kernel_name(fn)} as well. "
+            "Remove the earlier registration first (its handle's remove()), or pass "
+            "allow_override=True to replace it"
         )
+    if isinstance(key, DispatchKey) and key.is_device and key is not dk.Meta:
+        _check_device_type(op, key, fn)
     op.kernels[key] = fn
     _clear_caches()
+
+
+# Note [Unknown device types]
+#     A kernel registered for a device type that no registered backend and no installed
+#     ``ember.devices`` plugin provides (a misspelling such as "mydve") could never run, so
+#     registration raises, naming the device type and the known ones. The plugin loader
+#     registers each device before calling the hook that registers its kernels, but a plugin
+#     may register a kernel for one of its devices that is registered later in its loading
+#     (a second device type). So while a device plugin loads (``devices.backend``), such
+#     kernels are kept aside (``_deferred``); when loading ends, those whose device type is
+#     still unknown are removed and the error is raised then, naming the plugin.
+
+#: One list per plugin load in progress (a stack: a plugin's hook may load another plugin).
+_deferred: list[list[tuple[OpOverload, DispatchKey, Any]]] = []
+
+
+def _check_device_type(op: OpOverload, key: DispatchKey, fn: Any) -> None:
+    if _device_type_known(key.name):
+        return
+    if _deferred:
+        _deferred[-1].append((op, key, fn))
+        return
+    raise RuntimeError(_unknown_device_message([(op, key, fn)]))
+
+
+def _unknown_device_message(
+    regs: list[tuple[OpOverload, DispatchKey, Any]], plugin: str | None = None
+) -> str:
+    import difflib
+
+    known = _known_device_types()
+    types_ = sorted({key.name for _, key, _ in regs})
+    what = ", ".join(f"{op.qualname} ({_kernel_name(fn)}) for '{key}'" for op, key, fn in regs)
+    who = f"plugin '{plugin}' registered kernels" if plugin else "cannot register the kernel"
+    msg = (
+        f"{who} of {what}: no registered device and no installed 'ember.devices' plugin "
+        f"provides device type {', '.join(repr(t) for t in types_)}. Known device types: "
+        f"{', '.join(known)}."
+    )
+    close = [m for t in types_ for m in difflib.get_close_matches(t, known, n=1)]
+    if close:
+        msg += f" Did you mean {', '.join(repr(c) for c in close)}?"
+    return msg + " A device is registered (library.register_device) before its kernels."
+
+
+def begin_device_registration() -> None:
+    """Keep kernels for not-yet-registered device types aside until ``end_...`` (a plugin
+    is loading and may register their device later)."""
+    _deferred.append([])
+
+
+def end_device_registration(plugin: str, *, check: bool = True) -> None:
+    """Remove the kept kernels whose device type is still unknown; with ``check``, raise
+    RuntimeError naming them and ``plugin``."""
+    regs = _deferred.pop()
+    bad = [r for r in regs if not _device_type_known(r[1].name)]
+    for op, key, fn in bad:
+        remove_kernel(op, key, fn)
+    if bad and check:
+        raise RuntimeError(_unknown_device_message(bad, plugin))
 
 
 def remove_kernel(op: OpOverload, key: Any, fn: Any) -> None:
@@ -519,16 +611,17 @@ def _resolve(op: OpOverload, ks: int) -> Callable[..., Any]:
         if k is None and key.is_device and op.functional is not None:
             k = op.functional.kernels.get(key)
         if k is not None:
-            return _device_kernel(op, k) if key.is_device else k
+            return _one_device(op, key, _device_kernel(op, k)) if key.is_device else k
         fb = _fallbacks.get(key)
         if fb is not None:
-            return _boxed(op, fb, ks & ((1 << bit) - 1))
+            boxed = _boxed(op, fb, ks & ((1 << bit) - 1))
+            return _one_device(op, key, boxed) if key.is_device else boxed
         if key.is_device:
             if key is dk.Meta and op.kind in _drivers:
                 return _device_kernel(op, _noop)
             comp = op.kernels.get(COMPOSITE)
             if comp is not None:
-                return comp
+                return _one_device(op, key, comp)
             break
         if key in _fallthrough_keys:
             continue
@@ -584,31 +677,101 @@ def _on_first_device(op: OpOverload, ks: int) -> Callable[..., Any]:
     return on_first_device
 
 
+def _same_device_error(op: OpOverload, devices: list[str]) -> RuntimeError:
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{devices[0]} and {devices[1]}! (when checking arguments for {op.qualname})"
+    )
+
+
 def _mixed_devices(op: OpOverload, ks: int) -> Callable[..., Any]:
+    """The kernel of a key set with several device types: PyTorch lets a 0-dim CPU tensor
+    (read, not written) join a computation on another device, as a scalar would; it is
+    moved there and the call redispatched. Any other mix raises RuntimeError."""
     from ember.core.tensor import Tensor
 
+    movable = frozenset(
+        i
+        for i, arg in enumerate(op.schema.arguments)
+        if arg.type.base == "Tensor"
+        and not arg.type.is_list
+        and not (arg.type.alias is not None and arg.type.alias.is_write)
+    )
+    rest = ks & ~DEVICE_MASK
+
     def check_devices(*args: Any) -> Any:
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        for a in args:
-            if isinstance(a, (list, tuple)):
-                tensors += [t for t in a if isinstance(t, Tensor)]
-        # PyTorch lets a 0-dim CPU tensor join a computation on another device.
-        main = [t for t in tensors if not (t._device.type == "cpu" and not t._shape)]
-        devices = sorted({str(t._device) for t in main})
-        if len(devices) <= 1 and main:
-            target = main[0]._device
-            fixed = tuple(
-                a.to(target) if isinstance(a, Tensor) and a._device is not target else a
-                for a in args
-            )
-            return op._fn(*fixed)
-        devices = sorted({str(t._device) for t in tensors})
-        raise RuntimeError(
-            "Expected all tensors to be on the same device, but found at least two devices, "
-            f"{devices[0]} and {devices[1]}! (when checking arguments for {op.qualname})"
-        )
+        main: list[Tensor] = []
+        scalars: list[int] = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                if i in movable and not a._shape and a._device.type == "cpu":
+                    scalars.append(i)
+                else:
+                    main.append(a)
+            elif isinstance(a, (list, tuple)):
+                main += [t for t in a if isinstance(t, Tensor)]
+        devices = {t._device for t in main}
+        if len(devices) == 1 and scalars:
+            target = main[0]
+            fixed = list(args)
+            for i in scalars:
+                fixed[i] = args[i].to(target._device)
+            return op.redispatch(rest | (target._ks & DEVICE_MASK), *fixed)
+        names = sorted({str(d) for d in devices})
+        if len(names) < 2:
+            names = sorted({*names, "cpu"})
+        raise _same_device_error(op, names)
 
     return check_devices
+
+
+# Note [Same device]
+#     A key set has one bit per device *type*, so tensors on mydev:0 and mydev:1 make the
+#     same key set as tensors all on mydev:0, and a mix of indices reaches the kernel. For a
+#     device type with more than one device, the kernel that a device key resolves to (the
+#     structured driver, a boxed fallback, or the Composite decomposition, so that ``cat``
+#     checks as the mixed-type check does) of an operator with two or more tensor arguments
+#     is wrapped in a check comparing the arguments' devices (interned objects: ``is``). The
+#     wrapper is made when the kernel is resolved, so CPU, meta and single-device types pay
+#     nothing. ``cross_device`` operators (copy_) are exempt.
+
+
+def _tensor_positions(op: OpOverload) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Positions of the schema's Tensor arguments and of its Tensor-list arguments."""
+    single: list[int] = []
+    lists: list[int] = []
+    for i, arg in enumerate(op.schema.arguments):
+        if arg.type.base == "Tensor":
+            (lists if arg.type.is_list else single).append(i)
+    return tuple(single), tuple(lists)
+
+
+def _one_device(op: OpOverload, key: DispatchKey, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel``, checking first that its tensors share one device (Note [Same device])."""
+    if key is dk.Meta or not _several_devices(key.name):
+        return kernel
+    single, lists = _tensor_positions(op)
+    if len(single) + 2 * len(lists) < 2 or (op.entry is not None and op.entry.get("cross_device")):
+        return kernel
+
+    def check_same_device(*args: Any) -> Any:
+        first = None
+        for i in single:
+            d = getattr(args[i], "_device", None)  # None for None or a Python scalar
+            if d is not first and d is not None:
+                if first is not None:
+                    raise _same_device_error(op, sorted((str(first), str(d))))
+                first = d
+        for i in lists:
+            for t in args[i] or ():
+                d = getattr(t, "_device", None)
+                if d is not first and d is not None:
+                    if first is not None:
+                        raise _same_device_error(op, sorted((str(first), str(d))))
+                    first = d
+        return kernel(*args)
+
+    return check_same_device
 
 
 class include_keys:

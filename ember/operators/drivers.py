@@ -22,6 +22,12 @@ random      ``k(out, *params, generator_impl)``           fills ``out`` in place
 float16/bfloat16 are computed in float32 unless the device lists them in
 ``Capabilities.native_half``. The Meta device runs the same drivers with a
 no-op kernel, so every structured operator has a meta function for free.
+
+Must always hold: a structured kernel writes into ``out`` and returns None. Its first
+call per (operator, device kernel) is checked: a kernel that returns a value instead
+(the result it should have written) raises ``TypeError`` naming the operator, the
+device and the kernel; after one call has passed, the driver calls the bare kernel
+(Note [Kernel contract checks] in ``ember/core/backend.py``).
 """
 
 from __future__ import annotations
@@ -150,6 +156,55 @@ def cast(t: Tensor, dtype: dt.dtype) -> Tensor:
     return out
 
 
+# -- the out convention, checked once (Note [Kernel contract checks]) --------------------------
+#: (operator, device kernel) pairs whose first call wrote ``out`` and returned None
+_validated: set[tuple[OpOverload, Kernel]] = set()
+
+
+def _returned_value(op: OpOverload, kernel: Kernel, out: Any, result: Any) -> TypeError:
+    where = f"device '{out._device}'" if isinstance(out, Tensor) else "its device"
+    name = f"{getattr(kernel, '__module__', '?')}.{getattr(kernel, '__qualname__', kernel)}"
+    return TypeError(
+        f"{op.qualname}: the kernel {name} registered for {where} returned a value of type "
+        f"{type(result).__name__} instead of None; structured kernels write into `out` "
+        "and return None (the core allocated `out` and hands it over as the first argument; "
+        "ember/operators/drivers.py lists each family's call)"
+    )
+
+
+def _checked(op: OpOverload, kernel: Kernel, on_valid: Callable[[], None]) -> Kernel:
+    """``kernel`` itself once validated; until then a stand-in that checks the first call
+    returns None and then calls ``on_valid`` (which swaps the bare kernel in)."""
+    if kernel is registry._noop or (op, kernel) in _validated:
+        return kernel
+
+    def first_call(out: Any, *args: Any) -> None:
+        if (op, kernel) in _validated:
+            kernel(out, *args)
+            return
+        result = kernel(out, *args)
+        if result is not None:
+            raise _returned_value(op, kernel, out, result)
+        _validated.add((op, kernel))
+        on_valid()
+
+    return first_call
+
+
+def _structured(
+    factory: Callable[[OpOverload, Kernel], Kernel],
+) -> Callable[[OpOverload, Kernel], Kernel]:
+    """A driver factory whose kernel's first call is checked (the out convention)."""
+
+    def make(op: OpOverload, kernel: Kernel) -> Kernel:
+        # after the first call passes, the next dispatch resolves again and gets the bare
+        # kernel: only this operator's dispatch cache is dropped, once
+        return factory(op, _checked(op, kernel, op._cache.clear))
+
+    make.__name__ = make.__qualname__ = factory.__name__
+    return make
+
+
 _primitives: dict[tuple[str, device], Kernel] = {}
 registry.on_registration(_primitives.clear)
 
@@ -171,6 +226,10 @@ def _primitive(qualname: str, dev: device) -> Kernel:
                     f"device '{dev}' registers no kernel for {qualname}, which every device "
                     "must implement (docs/primitives.md)"
                 )
+        bare = k
+        k = _checked(
+            registry.lookup(qualname), bare, lambda: _primitives.__setitem__((qualname, dev), bare)
+        )
         _primitives[(qualname, dev)] = k
     return k
 
@@ -752,16 +811,16 @@ def _random_driver(op: OpOverload, kernel: Kernel) -> Kernel:
 
 
 for _k in ("unary", "unary_float", "unary_bool"):
-    registry.register_driver(_k, _unary_driver)
+    registry.register_driver(_k, _structured(_unary_driver))
 for _k in ("binary", "binary_float", "compare", "logical"):
-    registry.register_driver(_k, _binary_driver)
+    registry.register_driver(_k, _structured(_binary_driver))
 for _k in ("reduce", "reduce_float", "reduce_same", "reduce_index", "reduce_bool"):
-    registry.register_driver(_k, _reduce_driver)
-registry.register_driver("where", _where_driver)
-registry.register_driver("bmm", _bmm_driver)
-registry.register_driver("copy", _copy_driver)
-registry.register_driver("fill", _fill_driver)
-registry.register_driver("random", _random_driver)
+    registry.register_driver(_k, _structured(_reduce_driver))
+registry.register_driver("where", _structured(_where_driver))
+registry.register_driver("bmm", _structured(_bmm_driver))
+registry.register_driver("copy", _structured(_copy_driver))
+registry.register_driver("fill", _structured(_fill_driver))
+registry.register_driver("random", _structured(_random_driver))
 
 
 # Note [Registration points]

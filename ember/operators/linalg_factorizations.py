@@ -20,16 +20,26 @@ Note [Linalg host fallback]
     back (O(n^2) transfers for O(n^3) work). The meta device gets outputs of the right
     shapes. Autograd is unaffected: the formulas (``ember/autograd/formulas/linalg.py``)
     are written in ember operators and run on the tensors' own device.
+
+A native factorization kernel allocates and returns its outputs, so the core cannot
+hand it the right ones: the first call of each device's kernel is checked against the
+meta function (count, shapes, dtypes, device) and a mismatch raises naming the operator,
+the kernel and its plugin; once a call has passed, dispatch calls the bare kernel
+(``guard_kernels``, Note [Kernel contract checks] in ``ember/core/backend.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ember.core import backend as contract
+from ember.core import dispatch_key as dk
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.dispatcher import registry
 from ember.dispatcher.grad_mode import is_grad_enabled
 from ember.operators.linalg_products import _NAMES, _aten
 
@@ -255,6 +265,97 @@ linalg_eigh_host = _host("_linalg_eigh", _meta_eigh)
 linalg_svd_host = _host("_linalg_svd", _meta_svd)
 linalg_lu_factor_ex_host = _host("linalg_lu_factor_ex", _meta_lu)
 linalg_solve_triangular_host = _host("linalg_solve_triangular", _meta_trsm)
+
+
+# -- native kernels: the first call checked (Note [Kernel contract checks]) ----------------
+#: each factorization primitive's meta function: what its native kernels must return
+_META: dict[str, Callable[..., Any]] = {
+    "aten::linalg_cholesky_ex": _meta_cholesky,
+    "aten::linalg_qr": _meta_qr,
+    "aten::_linalg_eigh": _meta_eigh,
+    "aten::_linalg_svd": _meta_svd,
+    "aten::linalg_lu_factor_ex": _meta_lu,
+    "aten::linalg_solve_triangular": _meta_trsm,
+}
+
+
+def _describe(outs: Any) -> str:
+    if isinstance(outs, Tensor):
+        outs = (outs,)
+    if not isinstance(outs, (tuple, list)):
+        return f"a {type(outs).__name__}"
+    parts = [
+        f"Tensor{list(o._shape)} {o._dtype.name} on {o._device}"
+        if isinstance(o, Tensor)
+        else type(o).__name__
+        for o in outs
+    ]
+    return f"({', '.join(parts)})"
+
+
+def _check_outputs(op: Any, kernel: Any, plugin: str, args: tuple[Any, ...], got: Any) -> None:
+    """Raise unless ``got`` has the count, shapes, dtypes and device of the meta outputs."""
+    dev = next(a._device for a in args if isinstance(a, Tensor))
+    meta_args = [
+        _aten().empty.memory_format(list(a._shape), dtype=a._dtype, device="meta")
+        if isinstance(a, Tensor)
+        else a
+        for a in args
+    ]
+    want = _META[op.qualname](*meta_args)
+    want = (want,) if isinstance(want, Tensor) else tuple(want)
+    outs = (got,) if isinstance(got, Tensor) else got
+    # the wrong kind or number of outputs is a TypeError, wrong metadata a RuntimeError
+    form = isinstance(outs, (tuple, list)) and len(outs) == len(want)
+    form = form and all(isinstance(o, Tensor) for o in outs)
+    meta = form and all(
+        o._shape == w._shape and o._dtype is w._dtype and o._device == dev
+        for o, w in zip(outs, want)
+    )
+    if not meta:
+        name = f"{getattr(kernel, '__module__', '?')}.{getattr(kernel, '__qualname__', kernel)}"
+        expected = _describe(want).replace("on meta", f"on {dev}")
+        error = RuntimeError if form else TypeError
+        raise error(
+            f"{op.qualname}: the '{dev.type}' kernel {name} ({plugin}) returned "
+            f"{_describe(got)}; expected {expected} for inputs {_describe(args)} "
+            "(docs/vendors.md lists what each factorization kernel returns)"
+        )
+
+
+def _first_call_checked(op: Any, key: Any, kernel: Any, plugin: str) -> Any:
+    """A stand-in for ``kernel`` that validates one call's outputs, then puts it back."""
+
+    @functools.wraps(kernel)
+    def first_call(*args: Any) -> Any:
+        out = kernel(*args)
+        _check_outputs(op, kernel, plugin, args, out)
+        if op.kernels.get(key) is first_call:
+            registry.set_kernel(op, key, kernel, allow_override=True)
+        return out
+
+    first_call._ember_first_call = True  # type: ignore[attr-defined]
+    return first_call
+
+
+def guard_kernels(device_type: str, plugin: str) -> None:
+    """Check the first call of each factorization kernel ``device_type`` has registered.
+
+    Each kernel is swapped for a stand-in that validates one call's outputs
+    (``_check_outputs``) and then puts the bare kernel back, so a validated kernel
+    costs nothing. Run by the plugin loader after a plugin registers its kernels
+    (``ember.core.backend.kernel_checks``).
+    """
+    key = dk.device_key(device_type)
+    for qualname in _META:
+        op = registry.lookup(qualname)
+        kernel = op.kernels.get(key)
+        if kernel is not None and not getattr(kernel, "_ember_first_call", False):
+            checked = _first_call_checked(op, key, kernel, plugin)
+            registry.set_kernel(op, key, checked, allow_override=True)
+
+
+contract.kernel_checks.append(guard_kernels)
 
 
 # -- Cholesky -----------------------------------------------------------------------------

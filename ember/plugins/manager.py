@@ -7,13 +7,33 @@ Must always hold:
 * a plugin that fails (import error, a raising hook, a wrong API version) is
   reported once with a ``RuntimeWarning`` naming its distribution and the error,
   its partial registrations are undone, and everything else keeps working;
-* ``EMBER_DISABLE_PLUGINS=name,ns:name`` keeps named plugins from loading.
+* ``EMBER_DISABLE_PLUGINS=name,ns:name`` keeps named plugins from loading (naming one
+  entry point of an object disables every entry point naming the same object);
+* one plugin object is registered once, however many entry points name it.
+
+A plugin with several device types (``ember_device_backends`` returns more than one)
+declares one ``ember.devices`` entry point per type, all naming the same object
+(``mydev = "pkg:plugin"``, ``mydev_lite = "pkg:plugin"``): that declaration is the
+cheap one, read from the metadata without importing anything, so every type loads
+lazily by its name. The first entry point used activates the object (all its device
+types); the others then report ``loaded: same plugin object as ember.devices:mydev``.
+A device type that no entry point is named after is still found, at a price: asking
+for an unknown type loads every device plugin not loaded yet (``load_devices``), and
+only then is it unknown. ``ember.accelerator`` loads them all the same way, on its
+first question, because whether a device is an accelerator is its backend's
+``accelerator`` attribute.
+
+After a device plugin's ``ember_register_kernels`` hook returns, its registrations
+are checked (Note [Kernel contract checks] in ``ember/core/backend.py``): operators
+its ``capabilities().ops`` claims without a kernel draw one ``RuntimeWarning``
+naming the plugin and the operators, and the checks in ``kernel_checks`` run.
 """
 
 from __future__ import annotations
 
 import importlib.metadata as md
 import os
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -21,6 +41,7 @@ from typing import Any
 
 import pluggy
 
+from ember.core import backend as contract
 from ember.core.backend import PLUGIN_API_VERSION
 from ember.plugins import replay
 from ember.plugins.hookspecs import PROJECT, EmberHookSpecs
@@ -30,6 +51,7 @@ __all__ = [
     "PluginRecord",
     "discover",
     "load_device",
+    "load_devices",
     "load_all",
     "records",
     "failures",
@@ -56,6 +78,8 @@ class PluginRecord:
     plugin: Any = None
     #: what a non-device plugin provides once loaded (``ember.distributed``: the backend)
     provides: Any = None
+    #: every ``DeviceBackend`` a device plugin returned, available or not
+    backends: list[Any] = field(default_factory=list)
 
     @property
     def package(self) -> str:
@@ -65,6 +89,8 @@ class PluginRecord:
 _lock = threading.RLock()
 _records: dict[tuple[str, str], PluginRecord] = {}
 _discovered: set[str] = set()
+#: (namespace, id(plugin object)) -> (the object, the record whose entry point activated it)
+_objects: dict[tuple[str, int], tuple[Any, PluginRecord]] = {}
 _pm = pluggy.PluginManager(PROJECT)
 _pm.add_hookspecs(EmberHookSpecs)
 
@@ -138,11 +164,23 @@ def failures() -> list[str]:
 def _fail(rec: PluginRecord, err: BaseException | str) -> None:
     rec.status = "failed"
     rec.reason = err if isinstance(err, str) else f"{type(err).__name__}: {err}"
+    # Point the warning at the user's line: the first frame outside ember, however deep the
+    # call that loaded the plugin (Python 3.12's skip_file_prefixes does this; 3.11 lacks it).
+    # Counted as warnings.warn counts: importlib's bootstrap frames are not levels.
+    ember_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    level, frame = 1, sys._getframe(0)
+    while frame.f_code.co_filename.startswith((ember_dir, "<ember op")):
+        up = frame.f_back
+        while up is not None and "importlib._bootstrap" in up.f_code.co_filename:
+            up = up.f_back
+        if up is None:
+            break
+        frame, level = up, level + 1
     warnings.warn(
         f"ember: plugin '{rec.name}' ({rec.namespace}) from {rec.package} failed to load and "
         f"is disabled: {rec.reason}. Run 'python -m ember info' for details.",
         RuntimeWarning,
-        stacklevel=4,
+        stacklevel=level,
     )
 
 
@@ -176,7 +214,22 @@ def _hook(plugin: Any, name: str) -> Any:
 def _activate(rec: PluginRecord) -> None:
     """Import a plugin, check its API version, and run its registration hooks."""
     plugin = _import(rec)
-    _pm.register(plugin, name=f"{rec.namespace}:{rec.name}")
+    seen = _objects.get((rec.namespace, id(plugin)))
+    if seen is not None and seen[0] is plugin:
+        _share(rec, seen[1])
+        return
+    # the object may serve another namespace too: registered once, activated per namespace
+    ours = any(p is plugin for p, _ in _objects.values())
+    if _pm.is_registered(plugin) and not ours:
+        raise RuntimeError(
+            f"entry point '{rec.target}' gives an object that is already registered with "
+            f"ember's plugin manager as '{_pm.get_name(plugin)}'; a plugin object is "
+            "registered once"
+        )
+    _objects[(rec.namespace, id(plugin))] = (plugin, rec)
+    registering = not _pm.is_registered(plugin)
+    if registering:
+        _pm.register(plugin, name=f"{rec.namespace}:{rec.name}")
     rec.plugin = plugin
     try:
         version = _hook(plugin, "ember_plugin_api_version")()
@@ -191,11 +244,38 @@ def _activate(rec: PluginRecord) -> None:
         elif rec.namespace == "ember.distributed":
             _activate_process_group(rec, plugin)
     except BaseException:
-        _pm.unregister(plugin)
+        if registering:
+            _pm.unregister(plugin)
         rec.plugin = None
         raise
     if rec.status == "not loaded":
         rec.status = "loaded"
+
+
+def _share(rec: PluginRecord, owner: PluginRecord) -> None:
+    """Entry point ``rec`` names the object that ``owner``'s entry point activated: report
+    the device type it names; register nothing twice."""
+    same = f"same plugin object as {owner.namespace}:{owner.name}"
+    if owner.status == "not loaded":
+        return  # the owner's hooks are still running (one used this name): try again later
+    if owner.status == "failed":
+        rec.status, rec.reason = "failed", f"{same}, which failed: {owner.reason}"
+        return
+    rec.plugin, rec.backends, rec.provides = owner.plugin, owner.backends, owner.provides
+    if rec.namespace != "ember.devices":
+        rec.status, rec.reason = owner.status, same
+        return
+    mine = [b for b in owner.backends if b.name == rec.name]
+    if not mine:
+        raise RuntimeError(
+            f"entry point '{rec.name}' names the {same}, which returned devices "
+            f"{[b.name for b in owner.backends]}, none named '{rec.name}'"
+        )
+    if rec.name in owner.devices:
+        rec.devices, rec.status, rec.reason = [rec.name], "loaded", same
+    else:
+        rec.status = "unavailable"
+        rec.reason = f"{mine[0].unavailable_reason() or 'no device found'} ({same})"
 
 
 def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
@@ -207,6 +287,7 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             f"entry point '{rec.name}' returned devices {[b.name for b in backends]}, "
             f"none named '{rec.name}'"
         )
+    rec.backends = backends
     for b in backends:
         if not b.is_available():
             if b.name == rec.name:
@@ -221,11 +302,44 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             lib.remove()
             raise
         rec.devices.append(b.name)
+        _check_registrations(rec, b)
         seed = getattr(b, "manual_seed", None)
         if replay.global_seed[0] is not None and seed is not None:
             seed(replay.global_seed[0])
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
+
+
+def _check_registrations(rec: PluginRecord, b: Any) -> None:
+    """Note [Kernel contract checks]: what ``b``'s plugin registered against what it claims."""
+    from ember import library
+    from ember.core import dispatch_key as dk
+
+    claimed = b.capabilities().ops
+    if claimed:
+        key = dk.device_key(b.name)
+        missing = []
+        for name in claimed:
+            try:
+                op = library.lookup(name)
+            except KeyError:
+                missing.append(f"{name} (no such operator)")
+                continue
+            if key not in op.kernels:
+                missing.append(op.qualname)
+        if missing:
+            warnings.warn(
+                f"ember: device plugin '{rec.name}' ({rec.namespace}) from {rec.package}: "
+                f"{type(b).__name__}.capabilities().ops claims operators it registered no "
+                f"'{b.name}' kernel for: {', '.join(missing)}. The claims are ignored: "
+                f"ember.library.capabilities('{b.name}').ops lists the registered kernels; "
+                "register these in ember_register_kernels or leave Capabilities.ops empty "
+                "(the core fills it).",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    for check in contract.kernel_checks:
+        check(b.name, f"plugin '{rec.name}' from {rec.package}")
 
 
 def _activate_process_group(rec: PluginRecord, plugin: Any) -> None:
@@ -282,6 +396,15 @@ def load(namespace: str, name: str) -> PluginRecord | None:
             rec.status = "disabled"
             rec.reason = "listed in EMBER_DISABLE_PLUGINS"
             return rec
+        for (ns, other), r in _records.items():  # an entry point naming the same object
+            if (
+                ns == namespace
+                and r.target == rec.target
+                and (other in off or f"{ns}:{other}" in off)
+            ):
+                rec.status = "disabled"
+                rec.reason = f"listed in EMBER_DISABLE_PLUGINS as {ns}:{other} (same object)"
+                return rec
         try:
             _activate(rec)
         except Exception as e:  # noqa: BLE001 - isolate every plugin failure
@@ -290,7 +413,22 @@ def load(namespace: str, name: str) -> PluginRecord | None:
 
 
 def load_device(name: str) -> PluginRecord | None:
-    return load("ember.devices", name)
+    """Load the plugin of device type ``name``: the entry point of that name, or, if no entry
+    point is named so, every device plugin (one may provide ``name`` as a further type)."""
+    rec = load("ember.devices", name)
+    if rec is not None:
+        return rec
+    for r in load_devices():
+        if any(b.name == name for b in r.backends):
+            return r
+    return None
+
+
+def load_devices() -> list[PluginRecord]:
+    """Load every ``ember.devices`` plugin not loaded yet; for the questions about all the
+    devices there are (a device type no entry point is named after, ``ember.accelerator``)."""
+    with _lock:
+        return [load(r.namespace, r.name) or r for r in discover("ember.devices")]
 
 
 def load_all() -> list[PluginRecord]:
@@ -307,10 +445,20 @@ def explain_missing_device(name: str) -> str:
 
     usable = sorted(set(devices.registered()) | set(known))
     if rec is None:
+        for r in list(_records.values()):
+            for b in r.backends:
+                if b.name == name:  # a further device type of a loaded plugin, not registered
+                    why = b.unavailable_reason() or "no device found"
+                    return (
+                        f"Device type '{name}' is unavailable: {why} (a device type of plugin "
+                        f"'{r.name}' from {r.package})"
+                    )
+        failed = failures()
         return (
             f"Unknown device type '{name}': no installed plugin provides it through the "
             f"'ember.devices' entry point. Known device types: {', '.join(usable)}. "
-            "Install the device's plugin package (for example 'pip install ember-" + name + "')."
+            f"Install the device's plugin package (for example 'pip install ember-{name}')."
+            + (" Plugins that failed to load: " + "; ".join(failed) + "." if failed else "")
         )
     if rec.status == "disabled":
         return f"Device type '{name}' is disabled: its plugin is listed in EMBER_DISABLE_PLUGINS."
