@@ -48,6 +48,9 @@ from ember.distributed.errors import DistBackendError
 
 __all__ = ["MPIBackend", "MPICollectives"]
 
+#: how long a request may still complete after its peer was seen gone
+_GRACE_S = 1.0
+
 _PMI_VARS = ("PMI_FD", "PMI_RANK", "PMI_PORT", "PMIX_NAMESPACE", "PMI_SIZE")
 
 
@@ -63,9 +66,13 @@ class _State:
     lock = threading.Lock()
     pmi: subprocess.Popen[bytes] | None = None
     longest_timeout = 0.0
-    #: the default group's store and size, for the barrier before MPI_Finalize
+    #: the default group's store, size, this rank, its peers (rank -> host, pid), and
+    #: whether this process serves the store: for the exit protocol and check_peers
     store: Any = None
     size = 0
+    rank = -1
+    peers: dict[int, tuple[str, int]] = {}
+    host = False
     previous_excepthook: Any = None
 
 
@@ -121,16 +128,25 @@ def _finalize() -> None:
     at most the longest group timeout.
     """
     MPI = _State.mpi
-    if MPI is None or _State.failed or MPI.Is_finalized():
+    if MPI is None or MPI.Is_finalized():
         return
-    if _State.store is not None:
-        # MPI_Finalize holds the interpreter's lock while it waits for the peers, which
-        # would starve a store server in this process that a peer still needs: meet in
-        # the store first, with the lock free.
-        try:
-            _store_barrier(_State.store, "finalize", _State.size, _State.longest_timeout)
-        except Exception:  # noqa: BLE001 - a peer that never comes: do not wait in MPI
-            return
+    store = _State.store
+    if store is not None:
+        # tell the peers this rank is leaving: one waiting for it in a collective raises
+        # at once (check_peers) instead of waiting for a rank that will never call it
+        with contextlib.suppress(Exception):
+            store.set(f"{'failed' if _State.failed else 'left'}/{_State.rank}", "1")
+    if _State.failed or store is None:
+        return
+    # MPI_Finalize holds the interpreter's lock while it waits for the peers, which would
+    # starve a store server in this process that a peer still needs: meet in the store
+    # first, with the lock free, and give up if a peer failed or died meanwhile.
+    try:
+        _store_barrier(
+            store, "finalize", _State.size, _State.longest_timeout, _State.host, _peer_failed
+        )
+    except Exception:  # noqa: BLE001 - a peer that never comes: do not wait in MPI
+        return
     timer = threading.Timer(_State.longest_timeout, lambda: os._exit(1))
     timer.daemon = True
     timer.start()
@@ -140,20 +156,67 @@ def _finalize() -> None:
         timer.cancel()
 
 
-def _store_barrier(store: Any, key: str, size: int, timeout_s: float) -> None:
-    """Return once ``size`` ranks have called it with ``key``, polling with the lock free."""
-    store.add(f"barrier/{key}", 1)
+def _store_barrier(
+    store: Any,
+    key: str,
+    size: int,
+    timeout_s: float,
+    host: bool,
+    abort: Any = None,
+) -> None:
+    """Return once ``size`` ranks have called it with ``key``, polling with the lock free.
+
+    The caller is about to enter an MPI call that holds the interpreter's lock; if this
+    process hosts the store's server (``host``), no peer may still be waiting for an
+    answer from it then: the host leaves last, after every other rank has said it got its
+    last answer. ``abort()`` (optional) is polled and may raise to give up.
+    """
+    base = f"barrier/{key}"
     deadline = time.monotonic() + timeout_s
-    while (arrived := store.add(f"barrier/{key}", 0)) < size:
-        if time.monotonic() > deadline:
-            raise DistBackendError(
-                f"mpi: only {arrived} of {size} ranks reached '{key}' within {timeout_s:g} s"
-            )
-        time.sleep(0.005)
+
+    def until(counter: str, target: int) -> None:
+        while (seen := store.add(counter, 0)) < target:
+            if time.monotonic() > deadline:
+                raise DistBackendError(
+                    f"mpi: only {seen} of {target} ranks reached '{key}' within {timeout_s:g} s"
+                )
+            if abort is not None:
+                abort()
+            time.sleep(0.005)
+
+    store.add(f"{base}/in", 1)
+    until(f"{base}/in", size)
+    if host:
+        until(f"{base}/out", size - 1)
+    else:
+        store.add(f"{base}/out", 1)
+
+
+def _hosts_server(store: Any) -> bool:
+    """True if this process runs the server thread of the TCPStore under ``store``."""
+    while store is not None:
+        if getattr(store, "_server", None) is not None:
+            return True
+        store = getattr(store, "underlying_store", None)
+    return False
+
+
+def _peer_failed() -> None:
+    """Raise if a peer of the default group said it failed or left, or died on this host."""
+    store = _State.store
+    for r in range(_State.size):
+        if r != _State.rank and store.check([f"failed/{r}"]):
+            raise DistBackendError(f"mpi: rank {r} failed")
+    for r, (h, pid) in _State.peers.items():
+        if r != _State.rank and h == socket.gethostname() and not _alive(pid):
+            raise DistBackendError(f"mpi: rank {r} (pid {pid}) has exited")
 
 
 def _excepthook(kind: Any, value: Any, tb: Any) -> None:
     _State.failed = True
+    if _State.store is not None:
+        with contextlib.suppress(Exception):
+            _State.store.set(f"failed/{_State.rank}", "1")
     _State.previous_excepthook(kind, value, tb)
 
 
@@ -257,9 +320,13 @@ class MPIRequest(Request):
 class MPICollectives(Collectives):
     """One group's communicator."""
 
-    def __init__(self, comm: Any, peers: dict[int, tuple[str, int]], name: str) -> None:
+    def __init__(
+        self, comm: Any, peers: dict[int, tuple[str, int]], name: str, global_ranks: list[int]
+    ) -> None:
         self.MPI = _State.mpi
         self.comm = comm
+        self.global_ranks = global_ranks
+        self._gone_since: float | None = None
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.peers = peers
@@ -362,12 +429,42 @@ class MPICollectives(Collectives):
         return MPIRequest(self.comm.Ibarrier())
 
     def check_peers(self) -> None:
+        """Raise if a peer died on this host, or said through the store that it failed or left.
+
+        A peer that is gone may still have completed this very collective before it went
+        (its part is in flight): the request gets ``_GRACE_S`` more to complete before
+        the peer is reported.
+        """
+        reason = self._gone()
+        if reason is None:
+            self._gone_since = None
+            return
+        now = time.monotonic()
+        if self._gone_since is None:
+            self._gone_since = now
+        if now - self._gone_since >= _GRACE_S:
+            raise DistBackendError(reason)
+
+    def _gone(self) -> str | None:
         for r, (host, pid) in self.peers.items():
             if r != self.rank and host == self.host and not _alive(pid):
-                raise DistBackendError(
+                return (
                     f"mpi: rank {r} of process group '{self.name}' (pid {pid} on this host) "
                     "has exited; the collective cannot complete"
                 )
+        store = _State.store
+        if store is None:
+            return None
+        for r, g in enumerate(self.global_ranks):
+            if r == self.rank:
+                continue
+            for what, why in (("failed", "failed"), ("left", "has left the job")):
+                if store.check([f"{what}/{g}"]):
+                    return (
+                        f"mpi: rank {r} of process group '{self.name}' {why} (its script "
+                        "ended, raised or called sys.exit) while this rank waits for it"
+                    )
+        return None
 
     def abort(self) -> None:
         _State.failed = True
@@ -458,15 +555,16 @@ class MPIBackend(ProcessGroupBackend):
             h, pid = store.get(f"peer/{r}").decode().rsplit(" ", 1)
             peers[r] = (h, int(pid))
         local = all(h == host for h, _ in peers.values())
+        serves = _hosts_server(store)
         # the blocking MPI calls below hold the interpreter's lock: leave the store first
-        _store_barrier(store, "create", world_size, timeout.total_seconds())
+        _store_barrier(store, "create", world_size, timeout.total_seconds(), serves)
         if parent is not None:
             assert isinstance(parent, MPICollectives)
             members = parent.comm.group.Incl(global_ranks)
             with _bounded(timeout, "MPI_Comm_create_group"):
                 comm = parent.comm.Create_group(members, tag=0)
             members.Free()
-            return MPICollectives(comm, peers, store_name(store))
+            return MPICollectives(comm, peers, store_name(store), global_ranks)
         MPI = _import_mpi()
         if not MPI.Is_initialized():
             if not _launched_by_mpiexec():
@@ -488,8 +586,9 @@ class MPIBackend(ProcessGroupBackend):
         with _bounded(timeout, "MPI_Comm_dup"):
             comm = world.Dup()
         if _State.store is None:
-            _State.store, _State.size = store, world_size
-        return MPICollectives(comm, peers, store_name(store))
+            _State.store, _State.size, _State.rank = store, world_size, rank
+            _State.peers, _State.host = peers, serves
+        return MPICollectives(comm, peers, store_name(store), global_ranks)
 
     @staticmethod
     def _join_through_pmi(
@@ -505,7 +604,7 @@ class MPIBackend(ProcessGroupBackend):
         # MPI_Init holds the interpreter's lock until every rank has joined, so rank 0's
         # store server (a thread) answers nobody meanwhile: every rank takes what it needs
         # from the store first, and says so, before any rank enters MPI_Init.
-        _store_barrier(store, "pmi", world_size, timeout.total_seconds())
+        _store_barrier(store, "pmi", world_size, timeout.total_seconds(), _hosts_server(store))
         os.environ["PMI_PORT"] = addr
         os.environ["PMI_ID"] = token
 

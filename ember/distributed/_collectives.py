@@ -173,8 +173,23 @@ class _Call:
 
 
 def _fingerprint(pg: ProcessGroup, name: str, tensors: Sequence[Any], extra: str = "") -> None:
-    """EMBER_DISTRIBUTED_DEBUG=DETAIL: every rank checks that the others run the same call."""
-    if os.environ.get("EMBER_DISTRIBUTED_DEBUG", "").upper() != "DETAIL":
+    """Check that every rank of the group runs this call with these sizes (Note [Agreement]).
+
+    Note [Agreement]: MPI pairs collectives by call order and trusts the counts it is
+    given, so ranks that disagree (another operation, another size or dtype, another
+    root) would get wrong data, or read past a buffer, without an error. By default each
+    collective is preceded by one small all-reduce (MAX) of a few integers and their
+    negations, which gives every rank the minimum and maximum of each: if they differ,
+    every rank raises before any data moves. ``EMBER_DISTRIBUTED_DEBUG=DETAIL`` instead
+    exchanges a readable fingerprint through the store (each rank's call named in the
+    error); ``EMBER_DISTRIBUTED_DEBUG=OFF`` skips the check (PyTorch's default: a
+    mismatch is undefined behaviour).
+    """
+    mode = os.environ.get("EMBER_DISTRIBUTED_DEBUG", "").upper()
+    if mode == "OFF" or pg.size() == 1:
+        return
+    if mode != "DETAIL":
+        _agree(pg, name, tensors, extra)
         return
     seq = pg.next_seq()
     shapes = [list(t.shape) for t in tensors]
@@ -198,6 +213,50 @@ def _fingerprint(pg: ProcessGroup, name: str, tensors: Sequence[Any], extra: str
             )
             pg.fail(str(err))
             raise err
+
+
+#: the fingerprints' operation names -> the functions users called
+_CALLED = {
+    "allreduce": "all_reduce",
+    "allgather": "all_gather",
+    "allgather_into_tensor": "all_gather_into_tensor",
+    "alltoall": "all_to_all",
+    "alltoall_single": "all_to_all_single",
+}
+
+
+def _agree(pg: ProcessGroup, fp_name: str, tensors: Sequence[Any], extra: str) -> None:
+    import zlib
+
+    import ember
+
+    name = _CALLED.get(fp_name, fp_name)
+    call = zlib.crc32(f"{fp_name}{extra}".encode())
+    numel = sum(t.numel() for t in tensors)
+    dtypes = zlib.crc32(",".join(str(t.dtype) for t in tensors).encode())
+    mine = [call, numel, dtypes]
+    probe = ember.tensor(mine + [-v for v in mine], dtype=ember.int64)
+    impl, _ = pg.engine_for("cpu")
+    Work(pg, name, [(impl.allreduce(probe, ReduceOp.MAX), impl)]).wait()
+    top = probe.tolist()
+    k = len(mine)
+    if all(top[i] == -top[i + k] for i in range(k)):
+        return
+    what = []
+    if top[0] != -top[k]:
+        what.append("different collectives (or roots, or reduction ops)")
+    if top[1] != -top[k + 1]:
+        what.append(f"different sizes ({-top[k + 1]} to {top[1]} elements)")
+    if top[2] != -top[k + 2]:
+        what.append("different dtypes")
+    err = DistBackendError(
+        f"{name}: the ranks of process group '{pg.name()}' called it with "
+        f"{' and '.join(what)}; this rank (rank {pg.rank()}) has {numel} elements of "
+        f"{sorted({str(t.dtype) for t in tensors})}. Nothing was sent. Set "
+        "EMBER_DISTRIBUTED_DEBUG=DETAIL to see every rank's call."
+    )
+    pg.fail(str(err))
+    raise err
 
 
 def _group_rank(pg: ProcessGroup, rank: int | None, group_rank: int | None, what: str) -> int:

@@ -33,20 +33,19 @@ def spawn(host: str, port: int, timeout: timedelta) -> int:
          str(timeout.total_seconds())],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         start_new_session=True,
     )  # fmt: skip
-    assert proc.stdout is not None and proc.stderr is not None
-    line = proc.stdout.readline().decode().split()
-    if len(line) != 2 or line[0] != "PORT":
+    # stderr is rank 0's own (never a pipe nobody reads: a full pipe would stop the server)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode().strip()
+    if not line.startswith("PORT "):
         proc.wait(timeout=10)
-        err = proc.stderr.read().decode().strip().splitlines()
         raise DistNetworkError(
             f"TCPStore: the store server for {host}:{port} did not start: "
-            f"{err[-1] if err else 'no reason given'}"
+            f"{line.removeprefix('ERROR ') or 'no reason given'}"
         )
     _children.append(proc)
-    return int(line[1])
+    return int(line.split()[1])
 
 
 def main(argv: list[str]) -> int:
@@ -55,10 +54,11 @@ def main(argv: list[str]) -> int:
     host, port, timeout_s = argv[0], int(argv[1]), float(argv[2])
     try:
         server = TCPStoreServer(host, port, timeout=timedelta(seconds=timeout_s))
-    except Exception as e:  # noqa: BLE001 - reported to the parent on stderr
-        print(f"{type(e).__name__}: {e}", file=sys.stderr, flush=True)
+    except Exception as e:  # noqa: BLE001 - reported to the parent on stdout
+        print(f"ERROR {type(e).__name__}: {e}", flush=True)
         return 1
     print(f"PORT {server.port}", flush=True)
+    sys.stdout.close()
     sys.stdin.buffer.read()  # returns when rank 0 closes the pipe or exits
     server.close()
     return 0

@@ -153,6 +153,41 @@ np.testing.assert_allclose(bn.running_mean.numpy(), [0.1, 0.1], rtol=1e-6)  # 0.
 """
 
 
+BRANCHES = r"""
+import ember.nn as nn
+
+class Branchy(nn.Module):
+    # even ranks use p, odd ranks use q: the ranks' graphs (and ready orders) differ
+    def __init__(self):
+        super().__init__()
+        self.p, self.q, self.r = nn.Linear(40, 40), nn.Linear(40, 40), nn.Linear(40, 3)
+    def forward(self, x):
+        return self.r(ember.tanh(self.p(x) if rank % 2 == 0 else self.q(x)))
+
+ember.manual_seed(0)
+net = Branchy()
+ember.manual_seed(0)
+ref = Branchy()
+ddp = nn.parallel.DistributedDataParallel(net, bucket_cap_mb=0.004, find_unused_parameters=True)
+assert len(ddp._buckets) > 2
+x = ember.randn(5, 40, generator=ember.Generator().manual_seed(rank))
+for _ in range(2):            # a forward that is never backpropagated is harmless
+    ddp(x)
+ddp(x).sum().backward()
+ref(x).sum().backward()
+for (name, a), b in zip(net.named_parameters(), ref.parameters()):
+    local = b.grad if b.grad is not None else ember.zeros_like(b)
+    want = local.clone()
+    dist.all_reduce(want, op=dist.ReduceOp.AVG)
+    assert a.grad is not None, name
+    np.testing.assert_allclose(a.grad.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+"""
+
+
+def test_ddp_pairs_buckets_when_ranks_use_different_parameters(ranks):
+    ranks(2, BRANCHES)
+
+
 def test_ddp_broadcast_unused_no_sync_and_buffers(ranks):
     ranks(2, FEATURES)
 
@@ -198,3 +233,38 @@ def test_demo_trains_on_two_ranks_through_the_launcher(tmp_path):
     acc = float(line.split("held-out accuracy")[1].split()[0])
     assert acc >= 0.96, line  # one process reaches about 0.98 with the same seed
     assert (tmp_path / "digits_cnn.pt").exists() and (tmp_path / "digits_cnn.png").exists()
+
+
+SYNC_BN_OFFSET = r"""
+import ember.nn as nn
+# |mean| >> std: the statistics must not come from E[x^2] - E[x]^2 in float32. The
+# reference is BatchNorm in float64 on the same float32 inputs; SyncBatchNorm in float32
+# must be about as close to it as BatchNorm in float32 is.
+ember.manual_seed(0)
+full = 100.0 + 0.01 * ember.randn(16, 3)
+weights = ember.randn(16, 3)
+half = slice(rank * 8, (rank + 1) * 8)
+
+def batchnorm(x, dt):
+    x = x.to(dt).clone().requires_grad_(True)
+    bn = nn.BatchNorm1d(3, dtype=dt)
+    y = bn(x)
+    (y * weights.to(dt)).sum().backward()
+    return y.detach().double().numpy(), x.grad.double().numpy(), bn.running_var.double().numpy()
+
+y64, g64, v64 = batchnorm(full, ember.float64)
+y32, g32, v32 = batchnorm(full, ember.float32)
+mine = full[half].clone().requires_grad_(True)
+sbn = nn.SyncBatchNorm(3)
+out = sbn(mine)
+(out * weights[half]).sum().backward()
+for got, want, single in ((out.detach().double().numpy(), y64[half], y32[half]),
+                          (mine.grad.double().numpy(), g64[half], g32[half]),
+                          (sbn.running_var.double().numpy(), v64, v32)):
+    err, err32 = np.abs(got - want).max(), np.abs(single - want).max()
+    assert err <= 4 * err32 + 1e-6, (err, err32)
+"""
+
+
+def test_sync_batchnorm_statistics_are_stable_far_from_zero(ranks):
+    ranks(2, SYNC_BN_OFFSET)

@@ -183,3 +183,31 @@ def test_under_mpiexec_init_process_group_needs_nothing_else(tmp_path):
         env=env,
     )
     assert r.returncode == 0 and "OK 0" in r.stdout and "OK 1" in r.stdout, r.stderr[-3000:]
+
+
+def test_mismatched_sizes_dtypes_and_calls_raise_by_default(ranks):
+    # without any debug setting: nothing is sent, every rank raises (Note [Agreement])
+    cases = {
+        "size": "dist.all_reduce(ember.ones(2000 if rank == 0 else 3000))",
+        "dtype": "dist.all_reduce(ember.ones(4, dtype=ember.float32 if rank else ember.float64))",
+        "call": "dist.all_reduce(ember.ones(4)) if rank == 0 else dist.broadcast(ember.ones(4), 0)",
+        "root": "dist.broadcast(ember.ones(4), src=rank)",
+    }
+    expect = {
+        "size": "different sizes (2000 to 3000 elements)",
+        "dtype": "different dtypes",
+        "call": "different collectives",
+        "root": "different collectives",
+    }
+    body = "case = os.environ['CASE']\n" + "\n".join(
+        f"""if case == {k!r}:
+    try:
+        {v}
+        raise AssertionError("no error")
+    except dist.DistBackendError as e:
+        assert {expect[k]!r} in str(e), e
+"""
+        for k, v in cases.items()
+    )
+    for case in cases:
+        ranks(2, body, env={"CASE": case})

@@ -258,19 +258,25 @@ class SyncBatchNorm(_BatchNorm):
         from ember.distributed.nn import functional as DF
 
         dims = [0, *range(2, input.ndim)]
-        count = input.numel() // input.shape[1]
-        local = ember.cat(
-            [
-                input.sum(dims),
-                (input * input).sum(dims),
-                ember.full((1,), float(count), dtype=input.dtype, device=input.device),
-            ]
-        )
-        total = DF.all_reduce(local, group=self.process_group)
         c = self.num_features
-        n = total[2 * c]
-        mean = total[:c] / n
-        var = (total[c : 2 * c] / n - mean * mean).clamp_min(0)
+        count = input.numel() // input.shape[1]
+        shape = [1, c] + [1] * (input.ndim - 2)
+        # each rank's mean and sum of squared deviations (two passes, stable), gathered
+        # and combined with the ranks' offsets from the global mean (Chan et al.): the
+        # one-pass E[x^2] - E[x]^2 loses every digit when |mean| >> std
+        # accumulated in float64: a float32 sum of a batch rounds the mean by more than
+        # std * 1e-5 once |mean| >> std (BatchNorm's own kernel accumulates wider too)
+        wide = input.double() if input.dtype.is_floating_point else input
+        local_mean = wide.sum(dims) / max(count, 1)
+        local_m2 = ((wide - local_mean.reshape(shape)) ** 2).sum(dims)
+        n_local = ember.full((1,), float(count), dtype=wide.dtype, device=input.device)
+        stats = ember.stack(
+            DF.all_gather(ember.cat([local_mean, local_m2, n_local]), group=self.process_group)
+        )
+        means, m2s, ns = stats[:, :c], stats[:, c : 2 * c], stats[:, 2 * c :]
+        n = ns.sum()
+        mean = (ns * means).sum(0) / n
+        var = (m2s.sum(0) + (ns * (means - mean) ** 2).sum(0)) / n
         if self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
@@ -280,8 +286,11 @@ class SyncBatchNorm(_BatchNorm):
                 unbiased = var.detach() * (n / (n - 1)).clamp_min(0) if n.item() > 1 else var
                 self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
                 self.running_var.mul_(1 - factor).add_(unbiased.detach() * factor)
-        shape = [1, c] + [1] * (input.ndim - 2)
-        out = (input - mean.reshape(shape)) * ember.rsqrt(var.reshape(shape) + self.eps)
+        # normalized in the wide dtype too: the mean rounded to float32 is off by more
+        # than std * 1e-4 when |mean| >> std
+        out = ((wide - mean.reshape(shape)) * ember.rsqrt(var.reshape(shape) + self.eps)).to(
+            input.dtype
+        )
         if self.weight is not None:
             out = out * self.weight.reshape(shape)
         if self.bias is not None:

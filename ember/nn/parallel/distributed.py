@@ -13,10 +13,13 @@ PyTorch's DDP, on ``ember.distributed``'s collectives:
   averages back into ``.grad``, so when ``backward()`` returns -- before
   ``optimizer.step()`` can look -- every rank holds the same gradients;
 * ``no_sync()`` skips the reduction (gradients accumulate locally; the next backward
-  outside it reduces the sum); ``find_unused_parameters=True`` walks the autograd
-  graph after each forward and marks parameters it cannot reach as ready, and a
-  parameter no rank used keeps its ``.grad``; ``broadcast_buffers`` sends rank 0's
-  buffers at each forward; ``state_dict`` keys carry the ``module.`` prefix.
+  outside it reduces the sum; as in PyTorch, whether a backward reduces is decided by
+  its forward); ``find_unused_parameters=True`` walks the autograd graph after each
+  forward and counts the parameters it cannot reach as ready when backward starts, and
+  a parameter no rank used keeps its ``.grad``; ``broadcast_buffers`` sends rank 0's
+  buffers at each forward; ``state_dict`` keys carry the ``module.`` prefix;
+* buckets are reduced in index order on every rank, whatever order they complete in
+  (Note [Bucket order]): ranks whose graphs differ still pair the same buckets.
 
 Must always hold: a backward that leaves a bucket unreduced (a parameter not used
 without ``find_unused_parameters``) is reported at the next forward with PyTorch's
@@ -121,7 +124,8 @@ class DistributedDataParallel(Module):
         buckets = self._make_buckets(params)
         self.__dict__["_buckets"] = buckets
         self.__dict__["_bucket_of"] = {id(p): b for b in buckets for p in b.params}
-        self.__dict__["_expected"] = 0
+        self.__dict__["_armed"] = False
+        self.__dict__["_unused"] = []
         self.__dict__["_launched"] = 0
         self.__dict__["_used"] = {}
         self.__dict__["_hooks"] = [
@@ -174,26 +178,31 @@ class DistributedDataParallel(Module):
     # -- the reduction -----------------------------------------------------------------
 
     def _on_grad(self, param: Any) -> None:
-        if not self.require_backward_grad_sync or self.process_group.size() == 1:
+        # Note [Bucket order]: buckets are all-reduced strictly in index order on every
+        # rank (MPI pairs collectives by the order they are called), and only from
+        # backward's hooks: a bucket that is complete early waits for the ones before it.
+        if not self._armed:
             return
-        if self._expected == 0:
-            self._prepare_for_backward(None)
-        bucket = self._bucket_of[id(param)]
+        if self._unused:
+            unused, self.__dict__["_unused"] = self._unused, []
+            for p in unused:
+                self._bucket_of[id(p)].ready.add(id(p))
         self._used[id(param)] = True
-        self._mark_ready(bucket, param)
+        self._bucket_of[id(param)].ready.add(id(param))
+        self._launch_ready()
 
-    def _mark_ready(self, bucket: _Bucket, param: Any) -> None:
-        if id(param) in bucket.ready:
-            return
-        bucket.ready.add(id(param))
-        if len(bucket.ready) == len(bucket.params):
-            bucket.fill(self._used)
-            bucket.work = dist.all_reduce(
-                bucket.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
+    def _launch_ready(self) -> None:
+        buckets = self._buckets
+        while self._launched < len(buckets):
+            b = buckets[self._launched]
+            if len(b.ready) < len(b.params):
+                return
+            b.fill(self._used)
+            b.work = dist.all_reduce(
+                b.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
             )
             self.__dict__["_launched"] = self._launched + 1
-            if self._launched == len(self._buckets):
-                self._finish_reduction()
+        self._finish_reduction()
 
     def _finish_reduction(self) -> None:
         globally_used = None
@@ -204,20 +213,15 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.work.wait()
             b.write_back(globally_used)
-            b.work = None
-            b.ready.clear()
-        self.__dict__["_expected"] = 0
-        self.__dict__["_launched"] = 0
-        self.__dict__["_used"] = {}
+        self._reset()
 
     def _prepare_for_backward(self, outputs: Any) -> None:
-        self.__dict__["_expected"] = len(self._params)
-        if outputs is None or not self.find_unused_parameters:
-            return
-        reached = _reachable_leaves(outputs)
-        for p in self._params:
-            if id(p) not in reached:
-                self._mark_ready(self._bucket_of[id(p)], p)
+        """After a forward that backward will reduce: arm the hooks, find unused parameters."""
+        self._reset()
+        self.__dict__["_armed"] = True
+        if self.find_unused_parameters:
+            reached = _reachable_leaves(outputs)
+            self.__dict__["_unused"] = [p for p in self._params if id(p) not in reached]
 
     # -- the module --------------------------------------------------------------------
 
@@ -242,9 +246,13 @@ class DistributedDataParallel(Module):
             if buffers:
                 self._broadcast_coalesced(buffers)
         out = self.module(*inputs, **kwargs)
+        # whether the next backward reduces is decided here, at forward (PyTorch's rule:
+        # a forward inside no_sync() leaves its backward unreduced wherever it runs)
         if ember.is_grad_enabled() and self.require_backward_grad_sync:
             if self.process_group.size() > 1:
                 self._prepare_for_backward(out)
+        else:
+            self.__dict__["_armed"] = False
         return out
 
     def _reset(self) -> None:
@@ -254,7 +262,8 @@ class DistributedDataParallel(Module):
                     b.work.wait()
             b.work = None
             b.ready.clear()
-        self.__dict__["_expected"] = 0
+        self.__dict__["_armed"] = False
+        self.__dict__["_unused"] = []
         self.__dict__["_launched"] = 0
         self.__dict__["_used"] = {}
 
