@@ -207,8 +207,11 @@ def _strip(out: Any) -> Any:
 def autograd_kernel(op: OpOverload, ks: int, *args: Any) -> Any:
     """The boxed fallback registered for the Autograd key (see the module docstring)."""
     info = _infos.get(op) or _info(op)
-    if info.passthrough and op.kernel_for(ks) is op.kernels.get(COMPOSITE):
-        return op.redispatch(ks, *args)
+    if info.passthrough:
+        resolved = op.kernel_for(ks)
+        resolved = getattr(resolved, "__wrapped__", resolved)  # a device check around it
+        if resolved is op.kernels.get(COMPOSITE):
+            return op.redispatch(ks, *args)
     if info.is_list is not None:
         return _list_call(op, info, ks, args)
     edges = []
