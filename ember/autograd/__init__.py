@@ -108,3 +108,12 @@ def _register_formula(qualname: str, rule: Any) -> Any:
 # Note [Registration points]
 providers.backward, providers.ensure_autograd = backward, _ensure_loaded
 library.install_formula_sink(_register_formula)
+
+
+def __getattr__(name: str) -> Any:
+    # torch.autograd.profiler, imported on first use
+    if name in ("profiler", "profiler_util"):
+        import importlib
+
+        return importlib.import_module(f"ember.autograd.{name}")
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -1,10 +1,12 @@
 """``ember.backends``: PyTorch's ``torch.backends`` switches, for scripts that set them.
 
-Training scripts flip ``torch.backends.cudnn.benchmark = True`` or ask
-``torch.backends.mps.is_available()`` before choosing a device. ember has no cuDNN, MPS or
-MKL-DNN of its own (a device plugin brings its own kernels), so these are plain
-attributes that keep the values a script sets, and availability queries that answer from
-the installed device plugins. Nothing here changes how ember computes.
+Training scripts flip ``torch.backends.cudnn.benchmark = True``, set
+``torch.backends.cuda.matmul.allow_tf32`` or ask ``torch.backends.mps.is_available()``
+before choosing a device. ember has no cuDNN, cuBLAS, MPS or MKL-DNN of its own (a device
+plugin brings its own kernels), so these are plain attributes that keep the values a script
+sets, and availability queries that answer from the installed device plugins. Nothing here
+changes how ember computes. ``cuda`` (``ember/backends/cuda``) also owns the
+scaled-dot-product-attention backend flags that ``ember.nn.attention.sdpa_kernel`` sets.
 
 Examples:
     >>> import ember
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ember.backends import cudnn, mps
+from ember.backends import cuda, cudnn, mps
 
 __all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp"]
 
@@ -30,9 +32,5 @@ def _false() -> bool:
     return False
 
 
-cuda = SimpleNamespace(
-    is_built=lambda: False,
-    matmul=SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True),
-)
 mkldnn = SimpleNamespace(is_available=_false, enabled=False)
 openmp = SimpleNamespace(is_available=lambda: True)

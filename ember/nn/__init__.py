@@ -9,6 +9,8 @@ other packages of its band (``ember.optim``, ``ember.utils`` and ``ember.seriali
 build on it).
 """
 
+from typing import Any
+
 from ember.nn import functional, init, parallel, utils
 from ember.nn.modules import *  # noqa: F403 - the Module classes
 from ember.nn.modules import __all__ as _modules_all
@@ -19,3 +21,12 @@ __all__ = [
     "Parameter", "Buffer", "functional", "init", "utils", "parallel", "DataParallel",
     *_modules_all,
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    # torch.nn.attention, imported on first use
+    if name == "attention":
+        import importlib
+
+        return importlib.import_module("ember.nn.attention")
+    raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")

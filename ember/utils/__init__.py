@@ -6,6 +6,19 @@ every layer below it (core, dispatcher, library, plugins, operators, autograd) a
 other packages of its band (``checkpoint`` uses autograd, ``data`` the tensor API).
 """
 
+from typing import Any
+
 from ember.utils import checkpoint, data
 
 __all__ = ["data", "checkpoint"]
+
+_LAZY = ("tensorboard", "hooks", "model_zoo")
+
+
+def __getattr__(name: str) -> Any:
+    # torch.utils.tensorboard / hooks / model_zoo, imported on first use
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"ember.utils.{name}")
+    raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")
