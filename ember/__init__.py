@@ -144,6 +144,10 @@ globals().update({k: getattr(_api_extra, k) for k in _api_extra.__all__})
 _add_out_support(globals(), [*_registration.functions, *_api.__all__, *_api_extra.__all__])
 _math_forms.install_public_namespace(globals())  # the aliases forward to ember.<target>
 
+# sparse COO tensors: imported here because it binds Tensor.to_sparse/to_dense (about 6 ms)
+from ember import sparse  # noqa: E402
+from ember.sparse import sparse_coo_tensor, spmm  # noqa: E402
+
 
 def _require_cuda() -> None:
     """``Tensor.cuda()``'s check, importing ember.cuda only when it is asked for."""
@@ -156,7 +160,8 @@ _providers.require_cuda = _require_cuda  # Note [Registration points]
 
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
-    "random", "jit", "distributions", "distributed",
+    "random", "jit", "distributions", "distributed", "profiler", "hub", "types",
+    "multiprocessing", "fft", "onnx", "fx",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 #: PyTorch's top-level forms of nn.functional operations (ember/nn/_top_level.py)

@@ -15,6 +15,7 @@ from ember.core.memory_format import memory_format as _memory_format
 from ember.core.tensor import Tensor
 from ember.operators.generator import Generator as _Generator
 from ember.operators.shape_forms import HistogramResult as _HistogramResult
+from ember.sparse._coo import SparseTensor as _SparseTensor
 
 _Number: TypeAlias = _int | _float | _bool
 _Device: TypeAlias = _device | _str | _int
@@ -595,6 +596,23 @@ class TensorMethods:
     def tensor_split(
         self, indices_or_sections: Any = ..., dim: _int = ..., **kw: Any
     ) -> tuple[Tensor, ...]: ...
+    def to_dense(self, dtype: Any = ..., *, masked_grad: Any = ...) -> Tensor: ...
+    def to_sparse(
+        self,
+        sparse_dim: _int | None = ...,
+        *,
+        layout: Any = ...,
+        blocksize: Any = ...,
+        dense_dim: _int | None = ...,
+    ) -> _SparseTensor: ...
+    def to_sparse_coo(
+        self,
+        sparse_dim: _int | None = ...,
+        *,
+        layout: Any = ...,
+        blocksize: Any = ...,
+        dense_dim: _int | None = ...,
+    ) -> _SparseTensor: ...
     def topk(
         self, k: _int, dim: _int = ..., largest: _bool = ..., sorted: _bool = ...
     ) -> tuple[Tensor, Tensor]: ...

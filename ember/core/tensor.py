@@ -8,13 +8,20 @@ key sees the same calls.
 
 Must always hold: ``_ks`` is the tensor's dispatch key set (its device key, plus
 Autograd when it requires grad); ``_stride`` is in elements; strides are never
-negative.
+negative. A tensor pickles by value and loads as a leaf (Note [Pickling tensors]);
+``share_memory_()`` moves a host storage into an anonymous shared-memory file, which
+``ember.multiprocessing`` passes to other processes.
 """
 
 from __future__ import annotations
 
 import builtins
 import copy
+import copyreg
+import mmap
+import os
+import tempfile
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -332,7 +339,47 @@ class Tensor(TensorMethods):
         return False
 
     def is_shared(self) -> bool:
-        return False
+        """Whether the storage lives in shared memory (``share_memory_()``, or received so).
+
+        Examples:
+            >>> import ember
+            >>> x = ember.zeros(3)
+            >>> x.is_shared(), x.share_memory_().is_shared(), x[1:].is_shared()
+            (False, True, True)
+        """
+        return self._storage in _SHARED_FDS
+
+    def share_memory_(self) -> Tensor:
+        """Move the storage into shared memory, in place (every view of it follows).
+
+        A no-op when already shared, and for tensors on devices without host memory (they
+        travel between processes by value). Through ``ember.multiprocessing`` (its Queue,
+        Pool and process arguments), a shared tensor reaches another process as the same
+        memory: writes on either side are seen by the other.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.arange(3.)
+            >>> x.share_memory_() is x, x.tolist()
+            (True, [0.0, 1.0, 2.0])
+        """
+        st = self._storage
+        if st.data is not None and providers.backend(st.device.type).host_memory:
+            share_storage(st)
+        return self
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        # Note [Pickling tensors]: by value. The storage is its own pickled object (the
+        # copyreg reducer below), so views pickled together share memory after loading; the
+        # result is a leaf that keeps requires_grad and the instance __dict__, not .grad or
+        # the graph (as PyTorch's). Device keys are per process, so _ks is rebuilt on load.
+        state = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in _PROCESS_LOCAL_STATE and not isinstance(v, weakref.ReferenceType)
+        }
+        args = (self._storage, self._dtype, tuple(self._shape), self._stride, self._offset)
+        return (_rebuild_tensor, (type(self), *args, self._requires_grad, state))
 
     @property
     def _version(self) -> int:
@@ -1093,3 +1140,112 @@ def _host_array(t: Tensor) -> np.ndarray:
     c = t if t.is_contiguous() else t.contiguous()
     raw = b.to_host(c._storage.data, c._offset * c._dtype.itemsize, c.nbytes, c._device)
     return raw.view(c._dtype.numpy).reshape(c._shape)
+
+
+# -- pickling and shared memory (Note [Pickling tensors]) -------------------------------------
+#: per-process attributes of a tensor's __dict__ that never travel (hooks, autograd marks);
+#: weak references do not either (ember/serialization keeps the same rule)
+_PROCESS_LOCAL_STATE = frozenset(
+    {"_grad_acc", "_hooks", "_post_acc_hooks", "_retains_grad", "_output_nr"}
+)
+
+
+def _rebuild_tensor(
+    cls: type,
+    storage: Storage,
+    dtype: dt.dtype,
+    shape: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    requires_grad: bool,
+    state: dict[str, Any],
+) -> Tensor:
+    """A pickled tensor back: metadata over ``storage``, ``_ks`` from this process's keys."""
+    from ember.core.dispatch_key import Meta, device_key
+
+    dev = storage.device
+    ks = Meta.mask if dev.type == "meta" else device_key(dev.type).mask
+    t = make_tensor(storage, shape, stride, offset, dtype, dev, ks)
+    if cls is not Tensor:  # a subclass keeps its class; the slots carry the state
+        sub: Tensor = object.__new__(cls)
+        for name in Tensor.__slots__:
+            if not name.startswith("__"):  # __dict__ and __weakref__ are not state
+                setattr(sub, name, getattr(t, name))
+        t = sub
+    t.__dict__.update(state)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _reduce_storage(st: Storage) -> Any:
+    """copyreg's reducer of a Storage: its device and bytes (copied to the host if needed)."""
+    raw = None
+    if st.data is not None:
+        b = providers.backend(st.device.type)
+        host = (
+            st.data[: st.nbytes] if b.host_memory else b.to_host(st.data, 0, st.nbytes, st.device)
+        )
+        raw = np.ascontiguousarray(host).tobytes()
+    return (_rebuild_storage, (str(st.device), st.nbytes, raw))
+
+
+def _rebuild_storage(dev_name: str, nbytes: int, raw: bytes | None) -> Storage:
+    dev = providers.normalize_device(dev_name)
+    if raw is None:
+        return Storage(None, nbytes, dev)
+    data = providers.backend(dev.type).from_host(np.frombuffer(raw, dtype=np.uint8), dev)
+    return Storage(data, nbytes, dev)
+
+
+copyreg.pickle(Storage, _reduce_storage)
+
+#: storages in shared memory -> the file descriptor of their memory (closed with the storage)
+_SHARED_FDS: weakref.WeakKeyDictionary[Storage, int] = weakref.WeakKeyDictionary()
+
+
+def _new_shared_fd(nbytes: int) -> int:
+    """An anonymous shared-memory file of ``nbytes`` (memfd on Linux, else an unlinked file)."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("ember-shared-storage", os.MFD_CLOEXEC)
+    else:  # pragma: no cover - macOS: a file in /dev/shm or the temporary folder, unlinked
+        where = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+        fd, path = tempfile.mkstemp(prefix="ember-shm-", dir=where)
+        os.unlink(path)
+    os.ftruncate(fd, builtins.max(nbytes, 1))
+    return fd
+
+
+def _map_shared(fd: int, nbytes: int) -> np.ndarray:
+    mm = mmap.mmap(fd, builtins.max(nbytes, 1))  # MAP_SHARED; the array keeps the map alive
+    return np.frombuffer(mm, dtype=np.uint8)[:nbytes]
+
+
+def share_storage(st: Storage) -> int:
+    """Move ``st``'s bytes into shared memory, in place; return the memory's descriptor."""
+    fd = _SHARED_FDS.get(st)
+    if fd is not None:
+        return fd
+    if not providers.backend(st.device.type).host_memory:
+        raise RuntimeError(
+            f"share_memory_(): a tensor on '{st.device}' cannot be moved to shared memory; "
+            "only host-memory (cpu) tensors can (copy it with .cpu() first)"
+        )
+    fd = _new_shared_fd(st.nbytes)
+    arr = _map_shared(fd, st.nbytes)
+    arr[:] = np.asarray(st.data)[: st.nbytes]
+    st.data, st.handle = arr, None  # the backend re-derives its cached pointer
+    _adopt(st, fd)
+    return fd
+
+
+def storage_from_shared_fd(fd: int, nbytes: int) -> Storage:
+    """A cpu Storage over the shared memory behind ``fd`` (which it owns from now on)."""
+    st = Storage(_map_shared(fd, nbytes), nbytes, providers.normalize_device("cpu"))
+    _adopt(st, fd)
+    return st
+
+
+def _adopt(st: Storage, fd: int) -> None:
+    _SHARED_FDS[st] = fd
+    weakref.finalize(st, os.close, fd)
