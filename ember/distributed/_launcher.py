@@ -13,8 +13,12 @@ What must always hold:
 * no worker outlives :func:`launch`: stopping sends the signal (SIGTERM, or the one the
   launcher got), waits at most ``shutdown_timeout`` seconds, then SIGKILLs every group,
   and it runs on success too, for leftovers a worker left behind;
-* every loop is bounded: the monitor sleeps ``monitor_interval`` between polls, a signal
-  or a failure ends it, and reader threads are joined with a timeout;
+* every loop is bounded: the monitor waits at most ``monitor_interval`` between polls, a
+  signal or a failure ends it, and reader threads are joined with a timeout;
+* the root cause is the failed rank that exited first: each worker's exit is stamped when
+  the monitor first sees it (at once where a pidfd tells, else at the next poll), and
+  among failures stamped alike a death by a signal or an exit code other than 1 is
+  preferred (the others typically exit 1 because they lost that rank), then the lowest rank;
 * one lock guards the console, so lines of different ranks never interleave within a line,
   and a last line without a newline is still printed (with one) when its pipe closes;
 * standard library only: the launcher never imports ember's tensor code.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import os
+import selectors
 import signal
 import socket
 import subprocess
@@ -164,6 +169,7 @@ class _Worker:
     )
     readers: list[threading.Thread] = field(default_factory=list)
     stopped_with: int | None = None  # the signal the launcher sent while it was alive
+    exited_at: float | None = None  # time.monotonic() when the monitor first saw it exited
 
     def signal_group(self, sig: int) -> None:
         try:
@@ -314,6 +320,61 @@ def _stop(workers: Sequence[_Worker], sig: int, timeout: float, interval: float)
             reader.join(timeout=2.0)
 
 
+class _ExitWatch:
+    """Waits for workers to exit: with a pidfd per worker (Linux 5.3+) the wait ends the moment
+    one exits and stamps it then, so ranks that die in a cascade are told apart; where pidfds
+    are not available it sleeps and the next poll stamps the exits."""
+
+    def __init__(self, workers: Sequence[_Worker]) -> None:
+        self._sel = selectors.DefaultSelector()
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is None:
+            return
+        for worker in workers:
+            try:
+                fd = pidfd_open(worker.proc.pid)
+            except OSError:  # an old kernel, or out of descriptors: polling will do
+                continue
+            self._sel.register(fd, selectors.EVENT_READ, worker)
+
+    def wait(self, timeout: float) -> None:
+        if not self._sel.get_map():
+            time.sleep(timeout)
+            return
+        events = self._sel.select(timeout)
+        now = time.monotonic()
+        for key, _ in events:  # a pidfd stays readable once its process exited: drop it
+            worker = key.data
+            if worker.exited_at is None:
+                worker.exited_at = now
+            self._sel.unregister(key.fd)
+            os.close(key.fd)
+
+    def close(self) -> None:
+        for key in list(self._sel.get_map().values()):
+            self._sel.unregister(key.fd)
+            os.close(key.fd)
+        self._sel.close()
+
+
+def _blame_order(worker: _Worker) -> tuple[float, bool, int]:
+    """Sort key of the failed workers: the root cause first (see the module's docstring)."""
+    exited_at = worker.exited_at if worker.exited_at is not None else float("inf")
+    return exited_at, worker.proc.returncode == 1, worker.rank
+
+
+def _poll(workers: Sequence[_Worker]) -> list[int | None]:
+    """Every worker's exit code (None: running); stamps the exits seen for the first time."""
+    now = time.monotonic()  # one stamp for the poll: the order within it is unknown
+    codes = []
+    for worker in workers:
+        code = worker.proc.poll()
+        if code is not None and worker.exited_at is None:
+            worker.exited_at = now
+        codes.append(code)
+    return codes
+
+
 @dataclass
 class _Outcome:
     workers: list[_Worker]
@@ -335,19 +396,25 @@ def _attempt(
             outcome.workers.append(_start(config, local_rank, restart, port, log_dir))
     except OSError as error:
         outcome.start_error = f"cannot start {' '.join(config.cmd)!r}: {error}"
-    while outcome.start_error is None:
-        if trap.received is not None:
-            outcome.signal = trap.received
-            log(f"received {signal.Signals(trap.received).name}: stopping the workers")
-            break
-        codes = [w.proc.poll() for w in outcome.workers]
-        failed = [w for w, code in zip(outcome.workers, codes) if code not in (None, 0)]
-        if failed:
-            outcome.failed, outcome.failed_at = failed[0], time.time()
-            break
-        if all(code == 0 for code in codes):
-            break
-        time.sleep(config.monitor_interval)
+    watch = _ExitWatch(outcome.workers)
+    try:
+        while outcome.start_error is None:
+            if trap.received is not None:
+                outcome.signal = trap.received
+                log(f"received {signal.Signals(trap.received).name}: stopping the workers")
+                break
+            codes = _poll(outcome.workers)
+            failed = [w for w, code in zip(outcome.workers, codes) if code not in (None, 0)]
+            if failed:
+                root = min(failed, key=_blame_order)
+                ago = time.monotonic() - (root.exited_at or time.monotonic())
+                outcome.failed, outcome.failed_at = root, time.time() - ago
+                break
+            if all(code == 0 for code in codes):
+                break
+            watch.wait(config.monitor_interval)
+    finally:
+        watch.close()
     _stop(
         outcome.workers,
         outcome.signal or signal.SIGTERM,

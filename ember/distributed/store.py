@@ -23,7 +23,11 @@ What must always hold:
   the secret never crosses the wire (Note [TCPStore wire protocol]);
 * a ``TCPStore`` server is one thread with non-blocking sockets: a blocking ``get``/``wait`` is
   parked, not waited on, so a slow or hostile client never holds up the others; the server
-  stops and closes every socket when its master ``TCPStore`` is closed or collected.
+  stops and closes every socket when its master ``TCPStore`` is closed or collected;
+* strangers cannot starve it: at most ``MAX_PENDING_HANDSHAKES`` connections are
+  unauthenticated at once, each for at most ``HANDSHAKE_TIMEOUT_S``, running out of file
+  descriptors pauses accepting instead of spinning, and the warnings a client can provoke are
+  rate-limited (Note [TCPStore server under pressure]).
 """
 
 from __future__ import annotations
@@ -52,8 +56,9 @@ from typing import SupportsIndex
 from ember.distributed.errors import DistNetworkError, DistStoreError
 
 __all__ = [
-    "MAX_KEYS_PER_REQUEST", "MAX_KEY_BYTES", "MAX_VALUE_BYTES", "SECRET_ENV", "FileStore",
-    "HashStore", "PrefixStore", "Store", "TCPStore", "TCPStoreServer",
+    "HANDSHAKE_TIMEOUT_S", "MAX_KEYS_PER_REQUEST", "MAX_KEY_BYTES", "MAX_PENDING_HANDSHAKES",
+    "MAX_VALUE_BYTES", "SECRET_ENV", "FileStore", "HashStore", "PrefixStore", "Store", "TCPStore",
+    "TCPStoreServer",
 ]  # fmt: skip
 
 MAX_KEY_BYTES = 4096
@@ -809,7 +814,8 @@ class FileStore(Store):
 # b"ember-tcpstore server" + Ns + Nc) (mutual: the client checks that too) or b"\x00" + 32
 # zero bytes and closes. Different labels stop reflection, fresh nonces stop replay, and the
 # secret itself never crosses the wire. A client with a secret refuses a server without one.
-# The server closes a connection that has not authenticated within its timeout.
+# A close without that verdict byte is not a refusal: the client reconnects (a server under a
+# flood may shed its oldest unauthenticated connection, Note [TCPStore server under pressure]).
 # Then request frames: <u8 opcode, u32 body length> + body; responses <u8 status (0 ok,
 # 1 timeout, 2 error), u32 body length> + body. A body is a sequence of fields, each
 # <u32 length> + bytes; integers are 8-byte fields. The server checks the declared length
@@ -834,6 +840,37 @@ _OK, _TIMEOUT, _ERROR = 0, 1, 2
 _ERROR_TYPES: dict[int, type[Exception]] = {1: ValueError, 2: DistStoreError}
 _INIT_KEY = b"init/"
 _REPLY_GRACE_S = 2.0
+
+# Note [TCPStore server under pressure]
+# An unauthenticated connection costs the server a file descriptor and nothing else, so
+# three bounds keep strangers from starving the ranks:
+# * at most MAX_PENDING_HANDSHAKES connections may be unauthenticated at once. At the cap the
+#   server stops watching its listener (new clients wait in the kernel's backlog) until a slot
+#   frees, or until the oldest unauthenticated connection is _EVICT_AFTER_S old: then that one
+#   is dropped to make room ("drop the oldest", not "refuse the newest": an idle flood cannot
+#   hold the slots, and an honest client, which answers the challenge within one round trip,
+#   is never the oldest for long; one that is dropped anyway sees a close without a verdict
+#   and reconnects);
+# * a connection that has not authenticated within HANDSHAKE_TIMEOUT_S (or the server's
+#   timeout, if shorter) is closed, whatever the store's timeout is;
+# * when accept() fails for want of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM) the server
+#   first drops its oldest unauthenticated connection if one is _EVICT_AFTER_S old, and
+#   otherwise stops watching the listener for a back-off (50 ms, doubling up to 1 s, reset by
+#   the next accept that works, cut short when the oldest unauthenticated connection becomes
+#   old enough to drop) instead of spinning on a listener that stays readable; it logs once
+#   when such an episode starts and once when it ends.
+# Every warning a client can provoke goes through one rate limit (_WARN_BURST lines per
+# _WARN_PERIOD_S, then one line counting what was suppressed), so a flood of bad clients cannot
+# flood the log -- nor block the server on a slow stderr for long.
+MAX_PENDING_HANDSHAKES = 64
+"""The most connections a TCPStore server keeps open that have not authenticated yet."""
+HANDSHAKE_TIMEOUT_S = 10.0
+"""How long a TCPStore server waits for a client to authenticate (at most its timeout)."""
+_EVICT_AFTER_S = 0.25
+_ACCEPT_BACKOFF_S = (0.05, 1.0)
+_ACCEPTS_PER_STEP = 64
+_OUT_OF_FDS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+_WARN_BURST, _WARN_PERIOD_S = 5, 1.0
 _LOOPBACK = {
     "127.0.0.1": ("127.0.0.1", socket.AF_INET),
     "localhost": ("127.0.0.1", socket.AF_INET),
@@ -898,9 +935,12 @@ def _mac(secret: bytes, label: bytes, ns: bytes, nc: bytes) -> bytes:
 
 
 class _Conn:
-    __slots__ = ("sock", "inbuf", "out", "nonce", "authed", "waiter", "closed", "close_after")
+    __slots__ = (
+        "sock", "inbuf", "out", "nonce", "authed", "waiter", "closed", "close_after", "since",
+    )  # fmt: skip
 
     def __init__(self, sock: socket.socket, nonce: bytes, authed: bool) -> None:
+        self.since = time.monotonic()
         self.sock = sock
         self.inbuf = bytearray()
         self.out: collections.deque[memoryview] = collections.deque()
@@ -938,6 +978,47 @@ def _arity(fields: list[bytes], n: int) -> list[bytes]:
     return fields
 
 
+class _Warnings:
+    """The server's rate-limited warnings: at most ``burst`` lines per ``period`` seconds; the
+    rest are counted by kind and summed up in one line when the period ends (the loop calls
+    ``tick`` at ``due()``)."""
+
+    def __init__(self, burst: int = _WARN_BURST, period: float = _WARN_PERIOD_S) -> None:
+        self.burst, self.period = burst, period
+        self.window_end = 0.0
+        self.used = 0
+        self.suppressed: collections.Counter[str] = collections.Counter()
+
+    def warn(self, kind: str, message: str, *args: object, exc_info: bool = False) -> None:
+        """Log ``message % args`` unless this period's lines are spent; ``kind`` names it in
+        the summary."""
+        self.tick()
+        if self.used < self.burst:
+            self.used += 1
+            _log.warning(message, *args, exc_info=exc_info)
+        else:
+            self.suppressed[kind] += 1
+
+    def due(self) -> float | None:
+        """When a summary is owed (None: nothing was suppressed)."""
+        return self.window_end if self.suppressed else None
+
+    def tick(self) -> None:
+        """End the period if it is over: write the summary, open a new period."""
+        now = time.monotonic()
+        if now < self.window_end:
+            return
+        if self.suppressed:
+            total = sum(self.suppressed.values())
+            what = ", ".join(f"{n} {kind}" for kind, n in self.suppressed.most_common())
+            _log.warning(
+                "TCPStore: %d more warning(s) suppressed in the last %.1f s: %s",
+                total, self.period, what,
+            )  # fmt: skip
+            self.suppressed.clear()
+        self.window_end, self.used = now + self.period, 0
+
+
 class _ServerLoop:
     """The server's state and its one selector thread (no reference to TCPStoreServer, so
     collecting that object closes the loop)."""
@@ -947,6 +1028,13 @@ class _ServerLoop:
         self.listener, self.secret, self.handshake_s = listener, secret, handshake_s
         self.sel = selectors.DefaultSelector()
         self.sel.register(listener, selectors.EVENT_READ, None)
+        self.listening = True
+        self.pending: dict[_Conn, None] = {}  # unauthenticated, oldest first
+        self.backoff_until: float | None = None  # accept() ran out of descriptors
+        self.backoff_s = _ACCEPT_BACKOFF_S[0]
+        self.accept_failures = 0
+        self.failing_since = 0.0
+        self.warnings = _Warnings()
         self.wake_r, self.wake_w = socket.socketpair()
         self.wake_r.setblocking(False)
         self.wake_w.setblocking(False)
@@ -979,7 +1067,10 @@ class _ServerLoop:
                 try:
                     self.step(events)
                 except Exception:  # a bug in one step must not take the server down
-                    _log.exception("TCPStore: internal error in the server loop")
+                    self.warnings.warn(
+                        "internal errors", "TCPStore: internal error in the server loop",
+                        exc_info=True,
+                    )  # fmt: skip
         finally:
             self.stopping = True
             for conn in list(self.conns):
@@ -989,9 +1080,10 @@ class _ServerLoop:
             self.sel.close()
 
     def step(self, events: list[tuple[selectors.SelectorKey, int]]) -> None:
+        accept = False
         for key, mask in events:
             if key.data is None:
-                self.accept()
+                accept = True
             elif key.data is self.wake_r:
                 with contextlib.suppress(OSError):
                     self.wake_r.recv(4096)
@@ -1000,16 +1092,28 @@ class _ServerLoop:
         self.fire_timers()
         while self.ready and not self.stopping:
             self.guarded(self.ready.popleft(), self.process)
+        # accept last: a connection whose answer came in this round authenticates before the
+        # oldest unauthenticated one may be dropped to make room (a stalled loop must not
+        # mistake prompt clients for idle ones)
+        if accept:
+            self.accept()
+        self.watch_listener()
+        self.warnings.tick()
 
     def guarded(self, conn: _Conn, step: Callable[[_Conn], None]) -> None:
         """Run one connection's step; whatever goes wrong closes that connection only."""
         try:
             step(conn)
         except _Malformed as e:
-            _log.warning("TCPStore: closing a connection that sent %s", e)
+            self.warnings.warn(
+                "malformed requests", "TCPStore: closing a connection that sent %s", e
+            )
             self.drop(conn)
         except Exception:
-            _log.exception("TCPStore: closing a connection after an internal error")
+            self.warnings.warn(
+                "internal errors", "TCPStore: closing a connection after an internal error",
+                exc_info=True,
+            )  # fmt: skip
             self.drop(conn)
 
     def event(self, conn: _Conn, mask: int) -> None:
@@ -1023,30 +1127,130 @@ class _ServerLoop:
     def next_timeout(self) -> float | None:
         if self.ready:
             return 0.0
-        if not self.timers:
+        deadlines = [self.timers[0][0]] if self.timers else []
+        if not self.listening:  # when watching it again may be due (see wants_accept)
+            if self.backoff_until is not None:
+                deadlines.append(self.backoff_until)
+            if self.pending:
+                deadlines.append(next(iter(self.pending)).since + _EVICT_AFTER_S)
+        summary = self.warnings.due()
+        if summary is not None:
+            deadlines.append(summary)
+        if not deadlines:
             return None
-        return max(0.0, self.timers[0][0] - time.monotonic())
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    # -- accepting (Note [TCPStore server under pressure]) ----------------------------------
+
+    def evictable(self) -> _Conn | None:
+        """The oldest unauthenticated connection, if it is old enough to be dropped for room."""
+        if not self.pending:
+            return None
+        oldest = next(iter(self.pending))
+        return oldest if time.monotonic() - oldest.since >= _EVICT_AFTER_S else None
+
+    def wants_accept(self) -> bool:
+        """Whether the listener should be watched now: not while accept() is backing off for
+        want of descriptors, nor while the unauthenticated are at their cap -- unless the
+        oldest of them is old enough to make room."""
+        if self.stopping:
+            return False
+        room = self.evictable() is not None
+        if self.backoff_until is not None:
+            if time.monotonic() < self.backoff_until and not room:
+                return False
+            self.backoff_until = None
+        return room or len(self.pending) < MAX_PENDING_HANDSHAKES
+
+    def watch_listener(self) -> None:
+        want = self.wants_accept()
+        if want != self.listening:
+            if want:
+                self.sel.register(self.listener, selectors.EVENT_READ, None)
+            else:
+                self.sel.unregister(self.listener)
+            self.listening = want
 
     def accept(self) -> None:
-        while True:
+        freed = False  # the next accept() may only work because a stranger gave up its fd
+        for _ in range(_ACCEPTS_PER_STEP):
+            if not self.wants_accept():
+                return
             try:
                 sock, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as e:  # EMFILE and friends: keep serving who is connected
-                _log.warning("TCPStore: accept failed: %s", e)
+            except OSError as e:
+                if e.errno in (errno.ECONNABORTED, errno.EPROTO, errno.EPERM):
+                    continue  # that one client is gone (or filtered): the next may be fine
+                if e.errno in _OUT_OF_FDS:
+                    if not self.accept_failures:
+                        self.accept_failed(e, pause=False)
+                    victim = self.evictable()
+                    if victim is not None:  # an unauthenticated stranger gives up its fd
+                        self.evict(victim, "to free a file descriptor")
+                        freed = True
+                        continue
+                self.accept_failed(e)
                 return
-            sock.setblocking(False)
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            nonce = os.urandom(32) if self.secret else bytes(32)
-            conn = _Conn(sock, nonce, authed=self.secret is None)
-            self.conns.add(conn)
-            self.sel.register(sock, selectors.EVENT_READ, conn)
-            flags = _NEEDS_SECRET if self.secret else 0
-            self.send(conn, _HELLO.pack(_MAGIC, _VERSION, flags, nonce))
-            if not conn.authed:
-                self.push_timer(time.monotonic() + self.handshake_s, conn)
+            if not freed:
+                self.accepting_again()
+            freed = False
+            self.admit(sock)
+            if len(self.pending) > MAX_PENDING_HANDSHAKES:
+                victim = self.evictable()  # wants_accept() saw it old enough
+                if victim is not None:
+                    self.evict(victim, "over MAX_PENDING_HANDSHAKES")
+
+    def accept_failed(self, error: OSError, pause: bool = True) -> None:
+        """Count a failed accept(), logging the first of an episode; with ``pause``, stop
+        watching the listener for a while (it stays readable: watching it would spin)."""
+        now = time.monotonic()
+        if not self.accept_failures:
+            self.failing_since = now
+            self.warnings.warn(
+                "accept failures",
+                "TCPStore: cannot accept connections (%s) with %d open; dropping the oldest "
+                "unauthenticated ones or pausing accepts (retrying every %.2f-%.0f s)",
+                error, len(self.conns), *_ACCEPT_BACKOFF_S,
+            )  # fmt: skip
+        self.accept_failures += 1
+        if pause:
+            self.backoff_until = now + self.backoff_s
+            self.backoff_s = min(2 * self.backoff_s, _ACCEPT_BACKOFF_S[1])
+
+    def accepting_again(self) -> None:
+        """An accept() worked without anyone giving up a descriptor: the episode is over."""
+        if self.accept_failures:
+            self.warnings.warn(
+                "accept failures",
+                "TCPStore: accepting connections again after %d failed attempt(s) over %.1f s",
+                self.accept_failures, time.monotonic() - self.failing_since,
+            )  # fmt: skip
+            self.accept_failures = 0
+        self.backoff_s = _ACCEPT_BACKOFF_S[0]
+
+    def admit(self, sock: socket.socket) -> None:
+        sock.setblocking(False)
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        nonce = os.urandom(32) if self.secret else bytes(32)
+        conn = _Conn(sock, nonce, authed=self.secret is None)
+        self.conns.add(conn)
+        self.sel.register(sock, selectors.EVENT_READ, conn)
+        if not conn.authed:
+            self.pending[conn] = None
+            self.push_timer(conn.since + self.handshake_s, conn)
+        flags = _NEEDS_SECRET if self.secret else 0
+        self.send(conn, _HELLO.pack(_MAGIC, _VERSION, flags, nonce))
+
+    def evict(self, conn: _Conn, why: str) -> None:
+        self.warnings.warn(
+            "evicted unauthenticated connections",
+            "TCPStore: dropped the oldest unauthenticated connection (%.1f s old) %s",
+            time.monotonic() - conn.since, why,
+        )  # fmt: skip
+        self.drop(conn)
 
     def read(self, conn: _Conn) -> None:
         try:
@@ -1096,9 +1300,12 @@ class _ServerLoop:
         assert self.secret is not None  # only unauthenticated connections come here
         if hmac.compare_digest(mac, _mac(self.secret, _CLIENT_LABEL, conn.nonce, client_nonce)):
             conn.authed = True
+            self.pending.pop(conn, None)
             self.send(conn, b"\x01" + _mac(self.secret, _SERVER_LABEL, conn.nonce, client_nonce))
         else:
-            _log.warning("TCPStore: refused a client with a wrong or missing secret")
+            self.warnings.warn(
+                "refused clients", "TCPStore: refused a client with a wrong or missing secret"
+            )
             conn.close_after = True
             self.send(conn, bytes(33))
 
@@ -1136,6 +1343,7 @@ class _ServerLoop:
         if conn.waiter is not None:
             self.unpark(conn.waiter)
         self.conns.discard(conn)
+        self.pending.pop(conn, None)
         with contextlib.suppress(KeyError, ValueError, OSError):
             self.sel.unregister(conn.sock)
         conn.sock.close()
@@ -1153,7 +1361,11 @@ class _ServerLoop:
                 if not item.done:
                     self.finish(item, _frame(_TIMEOUT, []))
             elif not item.authed and not item.closed:
-                _log.warning("TCPStore: closing a client that did not authenticate in time")
+                self.warnings.warn(
+                    "handshake timeouts",
+                    "TCPStore: closing a client that did not authenticate within %.1f s",
+                    self.handshake_s,
+                )  # fmt: skip
                 self.drop(item)
         if len(self.timers) > 64 + 4 * (self.parked + len(self.conns)):  # drop stale entries
             self.timers = [t for t in self.timers if not self.stale(t[2])]
@@ -1351,8 +1563,10 @@ class TCPStoreServer:
     """A TCPStore server on its own: one daemon thread serving ``host:port`` (``port=0``: a
     free port, see ``.port``; ``host=""``: every interface), optionally guarded by ``secret``
     (default: ``$EMBER_STORE_SECRET``). Clients are ``TCPStore(host, port, is_master=False)``.
-    A client that has not authenticated within ``timeout`` is dropped. ``close()`` (or
-    collecting the object) stops the thread and closes every socket.
+    A client that has not authenticated within ``timeout`` (at most ``HANDSHAKE_TIMEOUT_S``)
+    is dropped, and at most ``MAX_PENDING_HANDSHAKES`` may be unauthenticated at once (Note
+    [TCPStore server under pressure]). ``close()`` (or collecting the object) stops the thread
+    and closes every socket.
 
     Examples:
         >>> from datetime import timedelta
@@ -1374,7 +1588,8 @@ class TCPStoreServer:
         timeout: timedelta = _DEFAULT_TIMEOUT,
         listen_fd: int | None = None,
     ) -> None:
-        handshake_s = _timeout_s(timeout, "TCPStoreServer") or _DEFAULT_TIMEOUT.total_seconds()
+        timeout_s = _timeout_s(timeout, "TCPStoreServer")
+        handshake_s = min(timeout_s or HANDSHAKE_TIMEOUT_S, HANDSHAKE_TIMEOUT_S)
         key = _secret_bytes(secret)
         listener = _listen(host, operator.index(port)) if listen_fd is None else _adopt(listen_fd)
         self._host = host
@@ -1620,10 +1835,7 @@ class TCPStore(Store):
             raise self._refused()
         nc = os.urandom(32)
         _send_all(sock, nc + _mac(self._secret, _CLIENT_LABEL, ns, nc), deadline)
-        try:
-            reply = _recv_exact(sock, 33, deadline)
-        except _PeerClosed:
-            raise self._refused() from None
+        reply = _recv_exact(sock, 33, deadline)  # closed before the verdict: _connect retries
         if reply[0] != 1:
             raise self._refused()
         if not hmac.compare_digest(bytes(reply[1:]), _mac(self._secret, _SERVER_LABEL, ns, nc)):

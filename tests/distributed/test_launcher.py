@@ -444,3 +444,60 @@ def test_flags_map_onto_a_config():
     assert (config.master_addr, config.master_port) == ("[::1]", 7)
     config = launcher.config_from_args(launcher.parse_args(["--standalone", "t.py"]))
     assert config.master_port == 0 and config.run_id != "none"
+
+
+CASCADE = """
+def gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+deadline = time.monotonic() + 20
+while len(os.listdir(PIDS)) < 3 and time.monotonic() < deadline:
+    time.sleep(0.005)
+if RANK == 1:
+    DIE()
+pid1 = next(int(n.split("-")[1]) for n in os.listdir(PIDS) if n.startswith("1-"))
+while not gone(pid1) and time.monotonic() < deadline:  # as a collective would notice
+    time.sleep(0.005)
+time.sleep(GAP)
+sys.exit(1)  # as a DistBackendError would end it
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the workers read /proc")
+@pytest.mark.parametrize(
+    "die, gap, exitcode",
+    [
+        # seen dead in one poll with the others, a death by a signal is the root cause
+        pytest.param("os.kill(os.getpid(), signal.SIGKILL)", 0.0, "-9 (SIGKILL)", id="sigkill"),
+        # all exit 1: only the time each exit was seen tells them apart
+        pytest.param(
+            "sys.exit(1)",
+            0.05,
+            "1",
+            id="exit-1",
+            marks=pytest.mark.skipif(
+                not hasattr(os, "pidfd_open"), reason="telling exits 50 ms apart needs pidfds"
+            ),
+        ),
+    ],
+)
+def test_the_root_cause_is_the_rank_that_died_first(tmp_path, pids, die, gap, exitcode):
+    # rank 1 dies; ranks 0 and 2 exit 1 shortly after, as they would of the DistBackendError
+    # their collective raises: the report must blame rank 1, not the lowest rank seen dead
+    body = CASCADE.replace("PIDS", repr(str(pids))).replace("DIE()", die)
+    body = body.replace("GAP", repr(gap))
+    for attempt in range(5):
+        for entry in pids.iterdir():
+            entry.unlink()
+        script = _script(tmp_path, pids, body, f"cascade{attempt}.py")
+        result = _launch("--nproc-per-node", "3", str(script))
+        assert result.returncode == 1, result.stderr
+        report = result.stderr[result.stderr.index("Root Cause") :]
+        ranks = _read_pids(pids)
+        assert "  rank      : 1 (local_rank: 1, node_rank: 0)" in report, (attempt, report)
+        assert f"  exitcode  : {exitcode} (pid: {ranks[1]})" in report, (attempt, report)
+        assert not [pid for pid in ranks.values() if _alive(pid)]

@@ -7,10 +7,12 @@ started is killed in a ``finally``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -829,3 +831,197 @@ def test_server_from_a_listening_fd() -> None:
 
 def test_every_error_is_a_runtime_error() -> None:
     assert issubclass(DistStoreError, DistError) and issubclass(DistNetworkError, RuntimeError)
+
+
+# --- TCPStore: a server under pressure (Note [TCPStore server under pressure]) ----------------
+
+_PRESSED_SERVER = """
+import logging, resource, sys
+from datetime import timedelta
+from ember.distributed.store import TCPStoreServer
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+server = TCPStoreServer(LOCAL, 0, secret=sys.argv[2] or None, timeout=timedelta(seconds=30))
+print("PORT", server.port, flush=True)
+sys.stdin.read()  # until the test closes the pipe (or dies)
+server.close()
+""".replace("LOCAL", repr(LOCAL))
+
+
+def _cpu_s(pid: int) -> float:
+    """User plus system CPU seconds of process ``pid`` so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def _pressed_server(tmp_path: Path, fd_limit: int, secret: str) -> Iterator[tuple[int, int, Path]]:
+    """A TCPStoreServer in a child limited to ``fd_limit`` descriptors, logging to a file:
+    yields (pid, port, log path); killed at the end whatever happens."""
+    log = tmp_path / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != st.SECRET_ENV}
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _PRESSED_SERVER, str(fd_limit), secret],
+            cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+        )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        box: list[bytes] = []
+        ready = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
+        ready.start()
+        ready.join(30)
+        assert box and box[0].startswith(b"PORT "), (box, log.read_text())
+        yield proc.pid, int(box[0].split()[1]), log
+    finally:
+        proc.kill()
+        proc.wait(10)
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+def _idle_connections(port: int, n: int) -> list[socket.socket]:
+    """``n`` connections that never say a word (the kernel's backlog holds what is not
+    accepted yet)."""
+    return [socket.create_connection((LOCAL, port), timeout=5) for _ in range(n)]
+
+
+_needs_proc = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists() or sys.platform != "linux", reason="reads /proc"
+)
+
+
+@_needs_proc
+@pytest.mark.parametrize("fd_limit", [128, 48], ids=["fds-128", "fds-48"])
+def test_idle_strangers_cannot_shut_out_a_client_with_the_secret(
+    tmp_path: Path, fd_limit: int
+) -> None:
+    # 200 idle unauthenticated connections against 128 descriptors (over the pre-auth cap) or
+    # 48 (accept() runs out of descriptors before the cap): the server neither spins nor shuts
+    # out the rank that knows the secret, and its log stays short
+    with _pressed_server(tmp_path, fd_limit, "s3cret") as (pid, port, log):
+        cpu0, t0 = _cpu_s(pid), time.monotonic()
+        idle = _idle_connections(port, 200)
+        try:
+            start = time.monotonic()
+            good = _client(port, secret="s3cret", timeout=timedelta(seconds=20))
+            good.set("k", "v")
+            assert good.get("k") == b"v"
+            served = time.monotonic() - start
+            good.close()
+            time.sleep(1.0)  # and the server stays quiet while the strangers wait
+            cpu, wall = _cpu_s(pid) - cpu0, time.monotonic() - t0
+        finally:
+            for s in idle:
+                s.close()
+        lines = log.read_text().splitlines()
+    assert served < 5.0, f"served after {served:.1f}s"
+    assert cpu < 0.5 * wall, f"{cpu:.2f}s of CPU in {wall:.2f}s"
+    assert len(lines) <= 6 * (wall + 2), lines[:20]
+    assert any("dropped the oldest unauthenticated connection" in line for line in lines)
+
+
+@_needs_proc
+def test_running_out_of_descriptors_pauses_accepting_instead_of_spinning(tmp_path: Path) -> None:
+    # no secret, so every connection is a client and none may be dropped: accept() fails with
+    # EMFILE, and the server must back off (not spin, not log each failure) and resume
+    with _pressed_server(tmp_path, 48, "") as (pid, port, log):
+        cpu0, t0 = _cpu_s(pid), time.monotonic()
+        held = _idle_connections(port, 80)
+        try:
+            time.sleep(2.5)
+            cpu, wall = _cpu_s(pid) - cpu0, time.monotonic() - t0
+        finally:
+            for s in held:
+                s.close()
+        start = time.monotonic()
+        client = _client(port, timeout=timedelta(seconds=10))
+        client.set("k", "v")
+        assert client.get("k") == b"v"
+        resumed = time.monotonic() - start
+        client.close()
+        time.sleep(0.2)
+        text = log.read_text()
+    assert cpu < 0.5 * wall, f"{cpu:.2f}s of CPU in {wall:.2f}s"
+    assert text.count("cannot accept connections") == 1, text[:2000]  # once per episode
+    assert "accepting connections again" in text
+    assert len(text.splitlines()) <= 4, text[:2000]
+    assert resumed < 3.0, f"served {resumed:.1f}s after the descriptors came back"
+
+
+def test_unauthenticated_connections_are_capped_and_the_oldest_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(st, "MAX_PENDING_HANDSHAKES", 4)
+    monkeypatch.delenv(st.SECRET_ENV, raising=False)
+    with TCPStoreServer(LOCAL, 0, secret="k", timeout=timedelta(seconds=60)) as server:
+        first = [_raw(server.port) for _ in range(4)]  # the cap: each got its challenge
+        time.sleep(st._EVICT_AFTER_S + 0.1)
+        late = _raw(server.port)  # admitted: the oldest stranger makes room
+        assert _closed_by_peer(first[0], within=2.0)
+        assert not _closed_by_peer(first[1], within=0.2)
+        good = _client(server.port, secret="k")  # admitted at once, or after a reconnect
+        good.set("a", "b")
+        assert good.get("a") == b"b"
+        good.close()
+        assert len(server._loop.pending) <= 4
+        for s in (*first, late):
+            s.close()
+
+
+def test_the_handshake_timeout_is_bounded_apart_from_the_store_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(st, "HANDSHAKE_TIMEOUT_S", 0.3)  # read when the server starts
+    with TCPStoreServer(LOCAL, 0, secret="k", timeout=timedelta(minutes=30)) as server:
+        assert server._loop.handshake_s == 0.3
+        idle = _raw(server.port)
+        start = time.monotonic()
+        assert _closed_by_peer(idle, within=5.0)
+        assert time.monotonic() - start < 2.0
+        idle.close()
+    with TCPStoreServer(LOCAL, 0, timeout=timedelta(0)) as server:
+        assert server._loop.handshake_s == 0.3  # "no timeout" still bounds the handshake
+    with TCPStoreServer(LOCAL, 0, timeout=timedelta(milliseconds=100)) as server:
+        assert server._loop.handshake_s == pytest.approx(0.1)
+
+
+def test_warnings_about_bad_clients_are_rate_limited_with_a_count(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(st.SECRET_ENV, raising=False)
+    n = 200
+    with caplog.at_level("WARNING", logger=st.__name__):
+        with TCPStoreServer(LOCAL, 0, secret="k") as server:
+            start = time.monotonic()
+            for _ in range(n):  # each one answers the challenge with a wrong MAC
+                bad = _raw(server.port)
+                bad.sendall(bytes(64))
+                assert bad.recv(33, socket.MSG_WAITALL) == bytes(33)
+                bad.close()
+            good = _client(server.port, secret="k")
+            good.set("k", "v")  # still served
+            good.close()
+
+            def counted() -> tuple[int, int, list[str]]:
+                messages = [r.getMessage() for r in caplog.records if r.name == st.__name__]
+                shown = sum("refused a client with a wrong" in m for m in messages)
+                summed = 0
+                for m in messages:
+                    if "warning(s) suppressed" in m:
+                        found = re.search(r"(\d+) refused clients", m)
+                        summed += int(found.group(1)) if found else 0
+                return shown, summed, messages
+
+            deadline = time.monotonic() + 5.0
+            while sum(counted()[:2]) < n and time.monotonic() < deadline:
+                time.sleep(0.05)
+            elapsed = time.monotonic() - start
+    shown, summed, messages = counted()
+    assert shown + summed == n, messages
+    periods = elapsed / st._WARN_PERIOD_S + 2
+    assert shown <= st._WARN_BURST * periods, (shown, elapsed)
+    assert len(messages) <= (st._WARN_BURST + 1) * periods, (len(messages), elapsed)
