@@ -238,3 +238,14 @@ def test_reexports_python_multiprocessing():
     for name in multiprocessing.__all__:
         assert hasattr(mp, name), name
     assert mp.SpawnContext is mp.ProcessContext
+
+
+def test_module_share_memory_moves_every_parameter_and_buffer():
+    import ember
+
+    net = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.BatchNorm1d(2))
+    assert not any(p.is_shared() for p in net.parameters())
+    assert net.share_memory() is net
+    assert all(t.is_shared() for t in [*net.parameters(), *net.buffers()])
+    before = net[0].weight.detach().clone()
+    assert ember.equal(net[0].weight, before)  # the values are kept

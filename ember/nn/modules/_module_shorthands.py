@@ -84,7 +84,13 @@ class _ModuleShorthands:
         return self._apply(fresh)  # type: ignore[attr-defined, no-any-return]
 
     def share_memory(self: T) -> T:
-        """No-op: ember tensors move between processes as numpy data (DataLoader workers)."""
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``).
+
+        A model passed to processes of ``ember.multiprocessing`` then trains one copy
+        (Hogwild): the children's updates are seen by the parent.
+        """
+        for t in [*self.parameters(), *self.buffers()]:  # type: ignore[attr-defined]
+            t.share_memory_()
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
