@@ -259,12 +259,18 @@ def _agree(pg: ProcessGroup, fp_name: str, tensors: Sequence[Any], extra: str) -
     raise err
 
 
-def _group_rank(pg: ProcessGroup, rank: int | None, group_rank: int | None, what: str) -> int:
+def _group_rank(
+    pg: ProcessGroup, rank: int | None, group_rank: int | None, what: str, required: bool = False
+) -> int:
+    """The group rank a global ``rank`` or a ``group_rank`` names (0 if neither, unless
+    ``required``: broadcast and reduce demand a root, as PyTorch's do)."""
     if rank is not None and group_rank is not None:
         raise ValueError(f"Can not specify both {what} and group_{what}")
     if group_rank is not None:
         r = group_rank
     elif rank is None:
+        if required:
+            raise ValueError("Must specify global_rank or group_rank")
         r = 0
     elif pg._ranks == list(range(len(pg._ranks))):
         r = rank
@@ -307,7 +313,7 @@ def broadcast(
     pg = _group(group, "broadcast")
     if pg is None:
         return None
-    root = _group_rank(pg, src, group_src, "src")
+    root = _group_rank(pg, src, group_src, "src", required=True)
     _fingerprint(pg, "broadcast", [tensor], f", Root={root}")
     call = _Call(pg, "broadcast", tensor.device.type)
     buf = call.buf(tensor, write=pg.rank() != root)
@@ -329,7 +335,7 @@ def reduce(
     pg = _group(group, "reduce")
     if pg is None:
         return None
-    root = _group_rank(pg, dst, group_dst, "dst")
+    root = _group_rank(pg, dst, group_dst, "dst", required=True)
     _fingerprint(pg, "reduce", [tensor], f", Root={root}, Op={red.name}")
     call = _Call(pg, "reduce", tensor.device.type)
     buf = call.buf(tensor, write=pg.rank() == root)

@@ -128,6 +128,10 @@ def test_argument_checks(one_rank):
         dist.all_gather_into_tensor(ember.ones(3), ember.ones(2))
     with pytest.raises(ValueError, match="``gather_list`` must be specified on destination"):
         dist.gather(ember.ones(2), None, dst=0)
+    with pytest.raises(ValueError, match="Must specify global_rank or group_rank"):
+        dist.broadcast(ember.ones(2))  # PyTorch demands a root for broadcast and reduce
+    with pytest.raises(ValueError, match="Must specify global_rank or group_rank"):
+        dist.reduce(ember.ones(2))
     with pytest.raises(ValueError, match="src rank 2 is out of range"):
         dist.broadcast(ember.ones(2), src=2)
     with pytest.raises(ValueError, match="Invalid ``op``"):
