@@ -58,6 +58,8 @@ def _key(name: str) -> Any:
         return COMPOSITE
     if name in ("Meta", "Autograd", "Tracer"):
         return dk.key_named(name)
+    if name == "meta":  # the device type "meta" is the Meta key (a device key of that name
+        return dk.key_named("Meta")  # would be a second key that no tensor carries)
     if name and name[0].isupper():
         raise ValueError(
             f"unknown dispatch key '{name}'; use a device type ('cpu', ...), 'Meta', "
