@@ -1063,6 +1063,8 @@ def _legacy_new(args: tuple[Any, ...], dtype: dt.dtype, dev: Any, what: str) -> 
         return providers.empty(_shape_args(args), dtype=dtype, device=dev)
     if len(args) == 1 and isinstance(first, (list, tuple, np.ndarray)):
         return providers.tensor(first, dtype=dtype, device=dev)
+    if len(args) == 1 and isinstance(first, range):  # torch.LongTensor(range(n)) (pygcn)
+        return providers.tensor(list(first), dtype=dtype, device=dev)
     raise TypeError(
         f"{what}(): data must be a sequence or sizes must be ints (got "
         + ", ".join(type(a).__name__ for a in args)

@@ -196,3 +196,11 @@ def test_avg_pool3d_of_int64_stays_int64_like_torch(kw):
     assert got.dtype == ember.int64 and got.tolist() == want.tolist()
     with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
         ember.nn.functional.avg_pool3d(e.to(ember.int32), **kw)
+
+
+def test_legacy_constructors_take_a_range():
+    import torch
+
+    for name in ("LongTensor", "FloatTensor", "IntTensor"):
+        got, want = getattr(ember, name)(range(4)), getattr(torch, name)(range(4))
+        assert got.tolist() == want.tolist() and str(got.dtype)[6:] == str(want.dtype)[6:]
