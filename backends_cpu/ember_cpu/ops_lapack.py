@@ -51,8 +51,20 @@ def _fn(table: dict[str, Any], op: str, t: Any) -> Any:
     return fn
 
 
-def _batch(a: Any) -> tuple[Any, tuple[int, ...], int]:
-    """(contiguous a, batch shape, batch count)."""
+def _batch(a: Any, op: str = "", square: bool = False) -> tuple[Any, tuple[int, ...], int]:
+    """(contiguous a, batch shape, batch count), after the shape checks the C code relies on.
+
+    The LAPACK wrappers index ``nb`` matrices of the sizes they are given: a matrix that
+    is not what they are told (fewer than 2 dimensions, not square where the routine
+    needs it) would make them read and write outside the buffer, so it raises here.
+    """
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+            f"{a.shape[-1]} matrices"
+        )
     batch = tuple(a.shape[:-2])
     return a.contiguous(), batch, math.prod(batch)
 
@@ -85,7 +97,7 @@ def _failed(op: str, info: Any, what: str) -> None:
 
 def linalg_cholesky_ex(self: Any, upper: bool = False, check_errors: bool = False) -> Any:
     fn = _fn(_POTRF, "linalg_cholesky_ex", self)
-    a, batch, nb = _batch(self)
+    a, batch, nb = _batch(self, "linalg.cholesky", square=True)
     n = a.shape[-1]
     out = _empty(a.shape, a)
     info = _empty(batch, a, ember.int32)
@@ -98,7 +110,7 @@ _QR_MODES = {"reduced": 0, "complete": 1, "r": 2}
 
 def linalg_qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
     fn = _fn(_QR, "linalg_qr", A)
-    a, batch, nb = _batch(A)
+    a, batch, nb = _batch(A, "linalg.qr")
     m, n = a.shape[-2:]
     k = min(m, n)
     code = _QR_MODES[mode]
@@ -111,7 +123,7 @@ def linalg_qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
 
 def linalg_eigh(A: Any, UPLO: str = "L", compute_v: bool = True) -> Any:  # noqa: N803
     fn = _fn(_SYEVD, "_linalg_eigh", A)
-    a, batch, nb = _batch(A)
+    a, batch, nb = _batch(A, "linalg.eigh", square=True)
     n = a.shape[-1]
     e = _empty(batch + (n,), a)
     v = _empty(a.shape if compute_v else (0,), a)
@@ -130,7 +142,7 @@ def linalg_eigh(A: Any, UPLO: str = "L", compute_v: bool = True) -> Any:  # noqa
 def linalg_svd(A: Any, full_matrices: bool = False, compute_uv: bool = True,
                driver: str | None = None) -> Any:  # noqa: N803  # fmt: skip
     fn = _fn(_GESDD, "_linalg_svd", A)
-    a, batch, nb = _batch(A)
+    a, batch, nb = _batch(A, "linalg.svd")
     m, n = a.shape[-2:]
     k = min(m, n)
     jobz = b"N" if not compute_uv else b"A" if full_matrices else b"S"
@@ -164,7 +176,7 @@ def linalg_lu_factor_ex(A: Any, pivot: bool = True, check_errors: bool = False) 
     fn = _fn(_GETRF, "linalg_lu_factor_ex", A)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    a, batch, nb = _batch(A)
+    a, batch, nb = _batch(A, "linalg.lu_factor")
     m, n = a.shape[-2:]
     lu = _empty(a.shape, a)
     piv = _empty(batch + (min(m, n),), a, ember.int32)
@@ -176,6 +188,17 @@ def linalg_lu_factor_ex(A: Any, pivot: bool = True, check_errors: bool = False) 
 def linalg_solve_triangular(self: Any, B: Any, upper: bool, left: bool = True,  # noqa: N803
                             unitriangular: bool = False) -> Any:  # fmt: skip
     fn = _fn(_TRSM, "linalg_solve_triangular", self)
+    if self.ndim < 2 or B.ndim < 2:
+        raise RuntimeError(
+            "linalg.solve_triangular: The input tensors must have at least 2 dimensions."
+        )
+    side = B.shape[-2] if left else B.shape[-1]
+    if tuple(self.shape[-2:]) != (side, side):
+        raise RuntimeError(
+            f"linalg.solve_triangular: A must be batches of {side} by {side} matrices to "
+            f"solve {'A X = B' if left else 'X A = B'} with B of shape {list(B.shape)}, but "
+            f"A has shape {list(self.shape)}"
+        )
     batch = tuple(ember.broadcast_shapes(tuple(self.shape[:-2]), tuple(B.shape[:-2])))
     a = self.expand(batch + tuple(self.shape[-2:])).contiguous()
     x = _empty(batch + tuple(B.shape[-2:]), a).copy_(B)  # solved in place
