@@ -187,14 +187,14 @@ class Plugin:
     def ember_process_group_backend(self): return Loopback()
 plugin = Plugin()
 """,
-        '[ember.distributed]\nloopback = ember_loopback:plugin\n',
+        "[ember.distributed]\nloopback = ember_loopback:plugin\n",
     )
     fake_dist(
         root,
         "ember-broken-pg",
         "ember_broken_pg",
         "raise ImportError('libfabric.so.1: cannot open shared object file')\n",
-        '[ember.distributed]\nbroken = ember_broken_pg:plugin\n',
+        "[ember.distributed]\nbroken = ember_broken_pg:plugin\n",
     )
     return root
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch  # noqa: E402 - the oracle, a test dependency
 
 from ember.distributed import store as st
 from ember.distributed.errors import DistError, DistNetworkError, DistStoreError
@@ -38,7 +39,6 @@ from ember.distributed.store import (
     TCPStoreServer,
 )
 
-torch = pytest.importorskip("torch")
 tdist = torch.distributed
 
 REPO = Path(__file__).resolve().parents[2]

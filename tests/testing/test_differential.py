@@ -19,8 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402 - the oracle, a test dependency
 
 import ember  # noqa: E402
 from ember.testing import differential as D  # noqa: E402
