@@ -272,15 +272,17 @@ def _alive(pid: int) -> bool:
         return True
 
 
-class _Converted:
-    """A reduction done in another dtype: the MPI buffer, and how to write it back."""
+class _Widened:
+    """A half-precision tensor reduced as float32: written back, rounded once, when done."""
 
-    def __init__(self, target: np.ndarray, work: np.ndarray) -> None:
-        self.target = target
-        self.work = work
+    def __init__(self, t: Any, wide: np.ndarray) -> None:
+        self.t = t
+        self.wide = wide
 
     def back(self) -> None:
-        np.copyto(self.target, self.work.astype(self.target.dtype), casting="unsafe")
+        import ember
+
+        self.t.copy_(ember.from_numpy(self.wide).reshape(self.t.shape))
 
 
 class MPIRequest(Request):
@@ -358,14 +360,11 @@ class MPICollectives(Collectives):
         """The array MPI reduces, MPI's op, and the conversions to undo afterwards."""
         import ember
 
-        raw = self._raw(t)
         mpi_op = self.ops[op]
         if t.dtype in (ember.float16, ember.bfloat16):
             wide = t.float().numpy().reshape(-1).copy()
-            target = t.numpy().reshape(-1) if t.dtype == ember.float16 else None
-            if target is None:
-                return wide, mpi_op, [_BF16Back(t, wide)]
-            return wide, mpi_op, [_Converted(target, wide)]
+            return wide, mpi_op, [_Widened(t, wide)]
+        raw = self._raw(t)
         if t.dtype == ember.bool:
             as_u8 = raw.view(np.uint8)
             bool_op = {ReduceOp.SUM: self.MPI.MAX, ReduceOp.PRODUCT: self.MPI.MIN}
@@ -399,7 +398,7 @@ class MPICollectives(Collectives):
         return MPIRequest(self.comm.Iscatter(inp, self._raw(output), root))
 
     def reduce_scatter(self, output: Any, input: Any, op: ReduceOp) -> Request:
-        arr, mpi_op, _ = self._reducible(input.clone(), op)
+        arr, mpi_op, _ = self._reducible(input, op)  # MPI never writes the send buffer
         out, _, after = self._reducible(output, op)
         return MPIRequest(self.comm.Ireduce_scatter_block(arr, out, mpi_op), after)
 
@@ -472,19 +471,6 @@ class MPICollectives(Collectives):
     def shutdown(self) -> None:
         if self.comm is not self.MPI.COMM_WORLD and not _State.failed:
             self.comm.Free()
-
-
-class _BF16Back:
-    """Writes a float32 result back into a bfloat16 tensor (round to nearest even)."""
-
-    def __init__(self, t: Any, wide: np.ndarray) -> None:
-        self.t = t
-        self.wide = wide
-
-    def back(self) -> None:
-        import ember
-
-        self.t.copy_(ember.from_numpy(self.wide).reshape(self.t.shape))
 
 
 class MPIBackend(ProcessGroupBackend):

@@ -56,6 +56,7 @@ from ember.autograd.node import Node, SavedTensor, edge_of, mark, meta_of, short
 from ember.core.dispatch_key import COMPOSITE, Autograd
 from ember.core.dtype import FLOAT
 from ember.core.tensor import Tensor
+from ember.dispatcher import registry
 from ember.dispatcher.registry import OpOverload, exclude_keys
 
 __all__ = ["autograd_kernel", "FormulaNode", "MissingFormulaNode", "node_class", "clear"]
@@ -207,11 +208,8 @@ def _strip(out: Any) -> Any:
 def autograd_kernel(op: OpOverload, ks: int, *args: Any) -> Any:
     """The boxed fallback registered for the Autograd key (see the module docstring)."""
     info = _infos.get(op) or _info(op)
-    if info.passthrough:
-        resolved = op.kernel_for(ks)
-        resolved = getattr(resolved, "__wrapped__", resolved)  # a device check around it
-        if resolved is op.kernels.get(COMPOSITE):
-            return op.redispatch(ks, *args)
+    if info.passthrough and registry.decomposes(op, ks):
+        return op.redispatch(ks, *args)
     if info.is_list is not None:
         return _list_call(op, info, ks, args)
     edges = []

@@ -746,6 +746,13 @@ def _tensor_positions(op: OpOverload) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(single), tuple(lists)
 
 
+def decomposes(op: OpOverload, ks: int) -> bool:
+    """True if key set ``ks`` runs ``op``'s Composite kernel (seen through the device check
+    ``_one_device`` may put around it): autograd then follows the decomposition."""
+    k = op.kernel_for(ks)
+    return getattr(k, "__wrapped__", k) is op.kernels.get(COMPOSITE)
+
+
 def _one_device(op: OpOverload, key: DispatchKey, kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel``, checking first that its tensors share one device (Note [Same device])."""
     if key is dk.Meta or not _several_devices(key.name):
@@ -771,8 +778,7 @@ def _one_device(op: OpOverload, key: DispatchKey, kernel: Callable[..., Any]) ->
                     first = d
         return kernel(*args)
 
-    # autograd recognises a decomposition by the identity of the Composite kernel
-    # (ember/autograd/kernel.py): the check is seen through as functools' wrappers are
+    # seen through by ``decomposes`` (autograd follows a Composite kernel's decomposition)
     check_same_device.__wrapped__ = kernel  # type: ignore[attr-defined]
     return check_same_device
 

@@ -272,7 +272,7 @@ def _group_rank(
         if required:
             raise ValueError("Must specify global_rank or group_rank")
         r = 0
-    elif pg._ranks == list(range(len(pg._ranks))):
+    elif pg.identity:
         r = rank
     else:
         return get_group_rank(pg, rank)

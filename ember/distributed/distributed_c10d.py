@@ -193,6 +193,8 @@ class ProcessGroup:
     ) -> None:
         self._name = name
         self._ranks = ranks
+        #: group ranks are global ranks (the default group, or a prefix of it)
+        self.identity = ranks == list(range(len(ranks)))
         self._rank = rank
         self._backend = Backend(backend)
         self._impls = impls

@@ -2,7 +2,7 @@
 
 Unlike ``ember.distributed.all_reduce`` (in place, invisible to autograd), these
 return new tensors and have backward rules, so a loss may depend on other ranks'
-values (``SyncBatchNorm`` uses ``all_reduce``):
+values (``SyncBatchNorm`` uses ``all_gather``):
 
 * ``all_reduce`` (SUM): the gradient of every rank's input is the SUM over ranks of
   the gradients of the outputs;

@@ -35,6 +35,7 @@ from typing import Any
 import ember
 from ember import distributed as dist
 from ember.nn.modules.module import Module
+from ember.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["DistributedDataParallel"]
 
@@ -42,16 +43,15 @@ _FIRST_BUCKET_BYTES = 1 << 20
 
 
 class _Bucket:
-    def __init__(self, params: list[Any], index: int) -> None:
+    def __init__(self, params: list[Any]) -> None:
         self.params = params
-        self.index = index
         self.numels = [p.numel() for p in params]
         total = sum(self.numels)
         self.flat = ember.zeros(total, dtype=params[0].dtype, device=params[0].device)
         self.ready: set[int] = set()
         self.work: Any = None
 
-    def fill(self, used: dict[int, bool]) -> None:
+    def fill(self) -> None:
         at = 0
         with ember.no_grad():
             for p, n in zip(self.params, self.numels):
@@ -136,8 +136,7 @@ class DistributedDataParallel(Module):
 
     def _sync_module_states(self) -> None:
         """Broadcast rank 0's parameters and buffers, one flat tensor per dtype."""
-        tensors = [p for p in self.module.parameters()] + [b for b in self.module.buffers()]
-        self._broadcast_coalesced(tensors)
+        self._broadcast_coalesced([*self.module.parameters(), *self.module.buffers()])
 
     def _broadcast_coalesced(self, tensors: list[Any]) -> None:
         pg = self.process_group
@@ -146,15 +145,10 @@ class DistributedDataParallel(Module):
         by_kind: dict[tuple[Any, Any], list[Any]] = {}
         for t in tensors:
             by_kind.setdefault((t.dtype, t.device), []).append(t)
-        with ember.no_grad():
-            for group in by_kind.values():
-                flat = ember.cat([t.detach().reshape(-1) for t in group])
-                dist.broadcast(flat, src=dist.get_global_rank(pg, 0), group=pg)
-                at = 0
-                for t in group:
-                    n = t.numel()
-                    t.detach().copy_(flat[at : at + n].reshape(t.shape))
-                    at += n
+        for group in by_kind.values():
+            flat = parameters_to_vector(group).detach()
+            dist.broadcast(flat, src=dist.get_global_rank(pg, 0), group=pg)
+            vector_to_parameters(flat, group)
 
     def _make_buckets(self, params: list[Any]) -> list[_Bucket]:
         buckets: list[_Bucket] = []
@@ -167,12 +161,12 @@ class DistributedDataParallel(Module):
                 size + nbytes > cap or (p.dtype, p.device) != (current[0].dtype, current[0].device)
             )
             if starts_new:
-                buckets.append(_Bucket(current, len(buckets)))
+                buckets.append(_Bucket(current))
                 current, size, cap = [], 0, self.bucket_bytes_cap
             current.append(p)
             size += nbytes
         if current:
-            buckets.append(_Bucket(current, len(buckets)))
+            buckets.append(_Bucket(current))
         return buckets
 
     # -- the reduction -----------------------------------------------------------------
@@ -197,7 +191,7 @@ class DistributedDataParallel(Module):
             b = buckets[self._launched]
             if len(b.ready) < len(b.params):
                 return
-            b.fill(self._used)
+            b.fill()
             b.work = dist.all_reduce(
                 b.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
             )
@@ -241,10 +235,8 @@ class DistributedDataParallel(Module):
                 f"indices which did not receive grad for rank {self.process_group.rank()}: "
                 f"{' '.join(map(str, unready))}"
             )
-        if self.broadcast_buffers and self.process_group.size() > 1:
-            buffers = list(self.module.buffers())
-            if buffers:
-                self._broadcast_coalesced(buffers)
+        if self.broadcast_buffers:
+            self._broadcast_coalesced(list(self.module.buffers()))
         out = self.module(*inputs, **kwargs)
         # whether the next backward reduces is decided here, at forward (PyTorch's rule:
         # a forward inside no_sync() leaves its backward unreduced wherever it runs)
