@@ -37,6 +37,7 @@ from ember.core import dtype as dt
 from ember.core.tensor import Tensor
 from ember.fft._complex import ComplexDType, ComplexTensor, complex64, complex128, view_as_real
 from ember.fft._transforms import C2C, C2R, R2C, check_norm, real_dtype
+from ember.operators.index_drivers import normalize_dim
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn",
@@ -57,13 +58,7 @@ def _pair(x: Any, fn: str) -> tuple[Tensor, Tensor | None]:
     return real_dtype(x, fn), None
 
 
-def _wrap(d: int, ndim: int) -> int:
-    if not -max(ndim, 1) <= d < max(ndim, 1):
-        lo, hi = -max(ndim, 1), max(ndim, 1) - 1
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})"
-        )
-    return d % max(ndim, 1)
+_wrap = normalize_dim  # the operator library's dim rule and message
 
 
 def _shape_dims(x: Tensor, s: _Dims, dim: _Dims) -> tuple[tuple[int, ...], list[int | None]]:

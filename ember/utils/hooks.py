@@ -65,7 +65,6 @@ class RemovableHandle(_ModuleHandle):
         return (self.hooks_dict_ref(), self.id, tuple(r() for r in self.extra_dict_ref))
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self._dicts = ()
         self.hooks_dict_ref = _ref(state[0] if state[0] is not None else OrderedDict())
         self.id = state[1]
         extras = state[2] if len(state) > 2 and state[2] is not None else ()
