@@ -141,6 +141,12 @@ def _conv_transpose2d(x: Tensor, w: Tensor, bias: Tensor | None, stride: Any, pa
             )
     oh = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
     ow = (wd - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+    if oh <= 0 or ow <= 0:
+        size, calc = f"{h} x {wd}", f"{oh} x {ow}"
+        raise RuntimeError(
+            f"Given input size per channel: ({size}). Calculated output size per channel: "
+            f"({calc}). Output size is too small"
+        )
     xg = x.reshape(n, groups, cin // groups, h * wd)
     wg = w.reshape(groups, cin // groups, cpg * kh * kw).transpose(1, 2)
     cols = wg.matmul(xg).reshape(n, cout * kh * kw, h * wd)
@@ -595,6 +601,15 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
         )
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
+    if indices.numel() and indices._device.type != "meta":
+        # index.Tensor wraps negative indices as Python does; embedding, as torch, does not.
+        low, high = int(indices.min().item()), int(indices.max().item())
+        if low < 0 or high >= weight._shape[0]:
+            bad = low if low < 0 else high
+            raise IndexError(
+                f"embedding: index {bad} is out of range for a weight of {weight._shape[0]} rows "
+                f"(shape {list(weight._shape)}); indices must be in [0, {weight._shape[0]})"
+            )
     return _aten().index.Tensor(weight, [indices])
 
 

@@ -84,10 +84,28 @@ def ctc_loss(
             f"input_lengths and target_lengths must have {batch} entries, got {len(in_lens)} "
             f"and {len(tg_lens)}"
         )
+    for name, given in (("input_lengths", in_lens), ("target_lengths", tg_lens)):
+        if len(given) and int(given.min()) < 0:
+            raise RuntimeError(
+                f"Expected {name} to have value at least 0, but got value {int(given.min())} "
+                "(while checking arguments for ctc_loss)"
+            )
     if (in_lens > steps).any():
         raise RuntimeError(
             f"Expected input_lengths to have value at most {steps}, but got value "
             f"{int(in_lens.max())}"
+        )
+    if targets.ndim == 1 and len(tg_lens) and int(tg_lens.sum()) > targets.shape[0]:
+        raise RuntimeError(
+            f"Expected tensor to have size {int(tg_lens.sum())} at dimension 0, but got "
+            f"size {targets.shape[0]} for argument #2 'targets' (while checking arguments for "
+            "ctc_loss)"
+        )
+    if targets.ndim == 2 and len(tg_lens) and int(tg_lens.max()) > targets.shape[1]:
+        raise RuntimeError(
+            f"Expected tensor to have size at least {int(tg_lens.max())} at dimension 1, but got "
+            f"size {targets.shape[1]} for argument #2 'targets' (while checking arguments for "
+            "ctc_loss)"
         )
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")

@@ -85,6 +85,18 @@ def _bag_ids(
             "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
             f"from position 0. However, got {int(offsets[0].item())}"
         )
+    if offsets.numel():
+        last, low = int(offsets[-1].item()), int(offsets.min().item())
+        if last > n:
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] "
+                f"of {last}"
+            )
+        if low < 0:
+            raise IndexError(
+                f"embedding_bag: offsets must be in [0, {n}] (the input's length), but got "
+                f"an offset of {low}"
+            )
     starts = offsets[:-1] if include_last_offset else offsets
     bags = starts.shape[0]
     marks = ember.zeros(n + 1, dtype=ember.int64, device=input.device)
