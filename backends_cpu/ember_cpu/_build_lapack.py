@@ -87,6 +87,9 @@ int em_la_potrf_@S(int64_t B, int64_t n, const char *a, int64_t ao, char *o, int
             if (!w) { EM_LA_FAIL(rc); continue; }
             em_la_load_@S(w, n, A + b * n * n, n, n);
             if (n > 0) scipy_@Lpotrf_(&uplo, &ni, w, &ld, &inf, 1);
+            /* OpenBLAS's potrf lets a NaN pivot through; LAPACK (and PyTorch) stop there */
+            for (int64_t j = 0; inf == 0 && j < n; j++)
+                if (w[j * ld + j] != w[j * ld + j]) inf = (int)j + 1;
             em_la_store_@S(O + b * n * n, w, n, n, n, upper ? 1 : -1);
             INFO[b] = inf;
         }

@@ -62,12 +62,21 @@ def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.
     return r
 
 
+_I64_MAX = 2**63 - 1
+
+
 def _layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     if len(_layout_cache) > 4096:
         _layout_cache.clear()
     n = 1
     for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
         n *= s
+        if n > _I64_MAX:  # checked at every step, as PyTorch (a later 0 does not undo it)
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     r = _layout_cache[shape] = (contiguous_strides(shape), n)
     return r
 
@@ -80,6 +89,8 @@ def new_empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
     info = _dev_info.get(dev) or _info(dev)
     lay = _layout_cache.get(shape) or _layout(shape)
     n = lay[1] * dtype.itemsize
+    if n > _I64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     t = object.__new__(Tensor)
     t._storage = Storage(info[0](n, dev), n, dev)
     t._shape = shape if type(shape) is Size else Size(shape)

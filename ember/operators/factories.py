@@ -215,7 +215,12 @@ def scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
 # -- Composite kernels (schema arguments, positionally) -------------------------------------------
 def _size(size: Any) -> tuple[int, ...]:
     shape = tuple(int(s) for s in size)
-    for s in shape:
+    for k, s in enumerate(shape):
+        if not -(2**63) <= s < 2**63:
+            raise TypeError(
+                f"argument 'size' failed to unpack the object at pos {k + 1} with error "
+                f'"Overflow when unpacking long long" (size {s} does not fit int64)'
+            )
         if s < 0:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}"
@@ -342,6 +347,32 @@ def full_like(
     return empty_like(self, dtype, None, device, None, memory_format).fill_(fill_value)
 
 
+def _wrap64(v: int) -> int:
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _arange_size(start: Any, end: Any, step: Any) -> int:
+    """The element count of ``arange``: exact (Python ints or floats), refused with PyTorch's
+    RuntimeError where PyTorch refuses. PyTorch computes the integer count in wrapping int64
+    (``(end - start + step - sign) / step``) and refuses a negative or too large result; where
+    that wrapped count is garbage but not negative (``arange(-2**63, 2**63 - 1, 2**62)`` is
+    empty in torch 2.13), ember returns the mathematically right values instead."""
+    ints = all(isinstance(v, int) for v in (start, end, step))
+    if ints:
+        sgn = (step > 0) - (step < 0)
+        a = _wrap64(_wrap64(_wrap64(end - start) + step) - sgn)
+        torch_n = abs(a) // abs(step) * (1 if (a < 0) == (step < 0) else -1)
+        n = max(0, -((start - end) // step))
+    else:
+        torch_n = n = max(0, math.ceil((end - start) / step))
+    if not 0 <= torch_n <= 2**63 - 1 or n > 2**63 - 1:
+        raise RuntimeError(
+            f"invalid size, possible overflow? (arange({start}, {end}, {step}) would have {n} "
+            "elements, or more than int64 arithmetic can count)"
+        )
+    return n
+
+
 def arange(
     start: Any,
     end: Any,
@@ -353,10 +384,15 @@ def arange(
 ) -> Tensor:
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    for v in (start, end):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0 and end != start:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     d = dtype or result_type(start, end, step)
-    n = max(0, math.ceil((end - start) / step))
+    n = _arange_size(start, end, step)
+    if n * d.itemsize > 2**63 - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{n}]")
     if d.category == dt.FLOAT:
         vals = start + np.arange(n, dtype=np.float64) * step
     else:

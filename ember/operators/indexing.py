@@ -121,7 +121,17 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     try:
         return _aten().index.Tensor(self, idx)  # type: ignore[no-any-return]
     except IndexError:
-        raise IndexError("index_select(): index out of range in self") from None
+        # torch 2.13: an empty axis and any dim but 0 are RuntimeErrors, dim 0 an IndexError
+        if self._shape[d] == 0:
+            raise RuntimeError(
+                "index_select(): self indexing axis dim should be positive (dimension "
+                f"{d} of a tensor of shape {list(self._shape)} is empty)"
+            ) from None
+        kind = IndexError if d == 0 else RuntimeError
+        raise kind(
+            f"index_select(): index out of range in self: every index must be in "
+            f"[0, {self._shape[d]}) for dimension {d} of a tensor of shape {list(self._shape)}"
+        ) from None
 
 
 def _source_for(self: Tensor, d: int, source: Tensor) -> Tensor:
@@ -204,6 +214,10 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     sh = list(broadcast_shapes(tuple(a), tuple(b)))
     ssh, ish = list(sh), list(sh)
     ssh[d], ish[d] = self._shape[d], indices._shape[d]
+    if self._shape[d] and indices.numel():
+        # PyTorch reduces the indices modulo the size along ``dim`` (any int is in range),
+        # so the gather below never sees one out of bounds
+        indices = indices.remainder(self._shape[d])
     return _aten().gather.default(self.expand(ssh), d, indices.expand(ish))
 
 
@@ -447,7 +461,7 @@ def multinomial(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
     p = probs.to(dt.float64)
-    if bool((p < 0).any().item()):
+    if bool(((p < 0) | p.isfinite().logical_not()).any().item()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     total = p.sum(1, keepdim=True)
     if bool((total <= 0).any().item()):

@@ -112,8 +112,33 @@ def searchsorted(sorted_sequence: Tensor, self: Any, out_int32: bool = False, ri
         rows = math.prod(bd._shape[:-1])  # explicit: -1 is ambiguous for an empty last dim
         flat_v = vals.reshape(rows, vals._shape[-1])
         b2 = bd.reshape(rows, bd._shape[-1])
-    res = _merge_counts(b2, flat_v, r)
+    if b2._dtype.category == dt.FLOAT and b2.numel() and bool(b2.isnan().any()):
+        res = _bisect(b2, flat_v, r)
+    else:
+        res = _merge_counts(b2, flat_v, r)
     return res.reshape(shape).to(out_dtype)
+
+
+def _bisect(bd: Tensor, v: Tensor, right: bool) -> Tensor:
+    """PyTorch's binary search, step for step, for every value at once: NaN compares false,
+    so where NaNs sit among the boundaries the answer depends on the probe sequence
+    (``mid = lo + (hi - lo) // 2``; left: go right while not ``bd[mid] >= v``, right: while
+    not ``bd[mid] > v``), which this reproduces exactly."""
+    rows, m = bd._shape
+    n = v._shape[1]
+    ct = dt.promote_types(bd._dtype, v._dtype)
+    b, vv = bd.to(ct), v.to(ct)
+    lo = _empty((rows, n), dt.int64, v).fill_(0)
+    hi = _empty((rows, n), dt.int64, v).fill_(m)
+    for _ in range(m.bit_length() + 1):
+        live = lo < hi
+        mid = lo + (hi - lo) // 2
+        probe = b.gather(1, mid.clamp(max=m - 1))
+        hit = probe > vv if right else probe >= vv
+        go = live & hit.logical_not()
+        lo = (mid + 1).where(go, lo)
+        hi = mid.where(live & hit, hi)
+    return lo
 
 
 def _merge_counts(bd: Tensor, v: Tensor, right: bool) -> Tensor:
@@ -323,11 +348,16 @@ def isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert:
     e = elements if isinstance(elements, Tensor) else scalar_tensor_like(elements, test_elements)
     t = test_elements if isinstance(test_elements, Tensor) else scalar_tensor_like(test_elements, e)
     ct = dt.promote_types(e._dtype, t._dtype)
+    if ct is dt.bool_:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     e, t = e.to(ct), t.reshape(-1).to(ct)
     if t.numel() == 0:
         found = aten.zeros_like.default(e, dtype=dt.bool_)
     else:
         srt = aten.sort.stable(t, stable=False, dim=0, descending=False)[0]
-        pos = aten.searchsorted.Tensor(srt, e).clamp(max=t.numel() - 1)
+        # the merge, not searchsorted: with NaNs sorted last it places every value exactly
+        # (searchsorted reproduces PyTorch's NaN-confused binary search)
+        counts = _merge_counts(srt.reshape(1, -1), e.reshape(1, -1), False)
+        pos = counts.reshape(e._shape).clamp(max=t.numel() - 1)
         found = aten.eq.Tensor(aten.index.Tensor(srt, [pos.reshape(-1)]).reshape(e._shape), e)
     return found.logical_not() if invert else found

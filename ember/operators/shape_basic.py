@@ -235,6 +235,14 @@ def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
 def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int] = ()) -> Tensor:
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)
     dims = [dims] if isinstance(dims, int) else list(dims)
+    for s in shifts:  # PyTorch's errors: beyond int64 cannot be unpacked; INT64_MIN is refused
+        if not -(2**63) <= s < 2**63:
+            raise ValueError(f"roll(): shift {s} does not fit int64 (Overflow when unpacking long)")
+        if s == -(2**63):
+            raise RuntimeError(
+                f"roll(): shift {s} (INT64_MIN) is not supported; shifts must be in "
+                "[-2**63 + 1, 2**63 - 1]"
+            )
     if not dims:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
@@ -272,6 +280,8 @@ def repeat(self: Tensor, repeats: Sequence[int]) -> Tensor:
         inter += [1, s]
         big += [r, s]
         final.append(r * s)
+    if 0 in final:  # nothing to copy (and the interleaved shape may not count in int64)
+        return self.reshape(-1).narrow(0, 0, 0).clone().view(tuple(final))
     x = self.reshape(tuple(inter)).expand(tuple(big))
     return x.clone().view(tuple(final))
 

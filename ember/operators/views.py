@@ -34,8 +34,32 @@ def _numel(shape: tuple[int, ...]) -> int:
     return n
 
 
-def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+_I64_MAX = 2**63 - 1
+
+
+def check_numel(shape: tuple[int, ...], op: str) -> None:
+    """Refuse a shape whose sizes or element count do not fit int64, as PyTorch does: a size
+    beyond int64 is a TypeError (it cannot be unpacked), an overflowing product a RuntimeError.
+    A kernel is never handed such a shape (a stride-0 view could otherwise claim 2**64 elements).
+    """
+    n = 1
+    for k, s in enumerate(shape):
+        if s > _I64_MAX or s < -_I64_MAX - 1:
+            raise TypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {k + 1} with error "
+                f'"Overflow when unpacking long long" (size {s} does not fit int64)'
+            )
+        n *= -s if s < 0 else s  # a -1 still to be inferred counts as 1
+        if n > _I64_MAX:
+            raise RuntimeError(
+                f"numel: integer multiplication overflow ({op} to size {list(shape)} would have "
+                "more than 2**63 - 1 elements)"
+            )
+
+
+def infer_size(shape: tuple[int, ...], numel: int, op: str = "view") -> tuple[int, ...]:
     """Resolve a single ``-1`` in a requested shape, with PyTorch's errors."""
+    check_numel(shape, op)
     infer = None
     known = 1
     for i, s in enumerate(shape):
@@ -94,7 +118,7 @@ def compute_view_stride(
 
 # -- kernels (schema arguments, positionally) ---------------------------------------------------
 def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
-    shape = infer_size(tuple(size), self.numel())
+    shape = infer_size(tuple(size), self.numel(), "view")
     st = compute_view_stride(self._shape, self._stride, shape)
     if st is None:
         raise RuntimeError(
@@ -105,7 +129,7 @@ def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
 
 
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    size = infer_size(tuple(shape), self.numel())
+    size = infer_size(tuple(shape), self.numel(), "reshape")
     st = compute_view_stride(self._shape, self._stride, size)
     if st is not None:
         return view_of(self, size, st, self._offset)
@@ -125,11 +149,18 @@ def as_strided(
             f"as_strided: negative sizes or strides are not supported: "
             f"size={list(size)}, stride={list(stride)}"
         )
+    check_numel(size, "as_strided")
+    check_numel(stride, "as_strided")
     off = self._offset if storage_offset is None else storage_offset
     if off < 0:
         raise RuntimeError(f"as_strided: storage offset must be non-negative, got {off}")
     if _numel(size):
         end = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if end * self._dtype.itemsize > _I64_MAX:
+            raise RuntimeError(
+                f"Storage size calculation overflowed with sizes={list(size)} and "
+                f"strides={list(stride)} (as_strided)"
+            )
         cap = self._storage.nbytes // self._dtype.itemsize
         if end > cap:
             raise RuntimeError(
@@ -142,6 +173,7 @@ def as_strided(
 
 def expand(self: Tensor, size: tuple[int, ...], implicit: bool = False) -> Tensor:
     size = tuple(size)
+    check_numel(size, "expand")
     nd = len(self._shape)
     if len(size) < nd:
         raise RuntimeError(
@@ -291,6 +323,10 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, n)
     size = self._shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += size
     if not (0 <= start <= size) or length < 0 or start + length > size:
