@@ -189,6 +189,13 @@ def scatter_reduce_(
         return
     import ember
 
+    size = self._shape[dim] if self._shape else 1
+    _refuse_out_of_range(
+        index,
+        0,
+        size,
+        f"scatter(): index {{}} is out of bounds for dimension {dim} with size {size}",
+    )
     target = _sub_tensor(_contig(self))
     index, src = _sub_tensor(_contig(index)), _sub_tensor(_contig(src))
     dev = device_of(self)
@@ -306,6 +313,18 @@ def _check_index(dev: Any, shape: Any, st: Any, K: int, Bn: int) -> None:
                 )
 
 
+def _refuse_out_of_range(ix: Any, low: int, size: int, msg: str) -> None:
+    """Raise IndexError(msg with the first bad value) if ``ix`` has a value outside
+    [low, size), before any kernel writes: the in-place kernels (scatter_reduce_,
+    index_put_) check each work-item's indices only, so a bad one would otherwise leave
+    ``self`` partly written (the CPU backend leaves it unchanged; so does this one)."""
+    bad = (ix < low) | (ix >= size)
+    if bool(bad.any()):
+        vals = ix.cpu().numpy().reshape(-1)
+        b = bad.cpu().numpy().reshape(-1)
+        raise IndexError(msg.format(int(vals[b.argmax()])))
+
+
 def _sub_tensor(t: Any) -> Any:
     if t._offset == 0:
         return t
@@ -324,6 +343,11 @@ def index_put_(self: Any, indices: list[Any], values: Any, accumulate: bool = Fa
     R = int(np.prod(self._shape[K:], dtype=np.int64))
     if Bn == 0 or R == 0:
         return
+    for k in range(K):
+        size = self._shape[k]
+        _refuse_out_of_range(
+            st[k], -size, size, f"index {{}} is out of bounds for dimension {k} with size {size}"
+        )
     target = _sub_tensor(_contig(self))
     vals = _sub_tensor(_contig(values))
     dt = self._dtype.name

@@ -44,7 +44,7 @@ from ember.core.tensor import Size, Tensor, contiguous_strides, make_tensor
 from ember.dispatcher import registry
 from ember.dispatcher.registry import OpOverload
 
-__all__ = ["new_empty", "broadcast_shapes", "expand_to", "cast", "result_type"]
+__all__ = ["check_numel", "new_empty", "broadcast_shapes", "expand_to", "cast", "result_type"]
 
 Kernel = Callable[..., Any]
 
@@ -63,6 +63,26 @@ def _info(dev: device) -> tuple[Callable[[int, device], Any], int, frozenset[dt.
 
 
 _I64_MAX = 2**63 - 1
+
+
+def check_numel(shape: tuple[int, ...], op: str) -> None:
+    """Refuse a shape whose sizes or element count do not fit int64, as PyTorch does: a size
+    beyond int64 is a TypeError (it cannot be unpacked), an overflowing product a RuntimeError.
+    A kernel is never handed such a shape (a stride-0 view could otherwise claim 2**64 elements).
+    """
+    n = 1
+    for k, s in enumerate(shape):
+        if s > _I64_MAX or s < -_I64_MAX - 1:
+            raise TypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {k + 1} with error "
+                f'"Overflow when unpacking long long" (size {s} does not fit int64)'
+            )
+        n *= -s if s < 0 else s  # a -1 still to be inferred counts as 1
+        if n > _I64_MAX:
+            raise RuntimeError(
+                f"numel: integer multiplication overflow ({op} to size {list(shape)} would have "
+                "more than 2**63 - 1 elements)"
+            )
 
 
 def _layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:

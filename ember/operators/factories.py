@@ -24,7 +24,7 @@ from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, factory_requires_grad, make_tensor
 from ember.dispatcher import devices
-from ember.operators.drivers import new_empty, result_type
+from ember.operators.drivers import check_numel, new_empty, result_type
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "scalar_tensor_like"]
 
@@ -266,7 +266,13 @@ def empty_strided(
     device: Any = None,
     pin_memory: Any = None,
 ) -> Tensor:
-    size, stride = _size(size), tuple(stride)
+    size, stride = _size(size), tuple(int(st) for st in stride)
+    check_numel(size, "empty_strided")
+    if len(stride) != len(size) or min(stride, default=0) < 0:
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)} (empty_strided needs one non-negative stride per size)"
+        )
     d = dtype or dt.get_default_dtype()
     n = 0 if 0 in size else sum((s - 1) * st for s, st in zip(size, stride)) + 1
     base = new_empty((n,), d, _dev(device))

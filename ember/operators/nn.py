@@ -276,6 +276,14 @@ def avg_pool2d(self: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 
     k = pair(kernel_size, "kernel_size", "avg_pool2d")
     s = pair(stride, "stride", "avg_pool2d") if stride not in ((), [], None) else k
     p = pair(padding, "padding", "avg_pool2d")
+    if min(k) <= 0:
+        raise RuntimeError(
+            f"avg_pool2d: kernel_size must be greater than zero, but got kernel_size={list(k)}"
+        )
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should not be zero (avg_pool2d got stride={list(s)})")
+    if min(p) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)} (avg_pool2d)")
     for i in range(2):
         if p[i] > k[i] // 2:
             raise RuntimeError(

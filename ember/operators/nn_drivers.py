@@ -183,6 +183,8 @@ def _max_pool_driver(op: OpOverload, kernel: Kernel) -> Kernel:
                 f"{name}: kernel_size, stride and dilation must be greater than zero, but got "
                 f"kernel_size={list(k)}, stride={list(s)}, dilation={list(d)}"
             )
+        if min(p) < 0:  # a negative pad would start windows outside the kernel's bounds
+            raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)} ({name})")
         for i in range(2):
             if p[i] > k[i] // 2:
                 raise RuntimeError(

@@ -15,6 +15,7 @@ from ember.core import providers
 from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Size, Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ember.dispatcher.grad_mode import is_grad_enabled
+from ember.operators.drivers import _I64_MAX, check_numel
 
 _AUTOGRAD = Autograd.mask
 
@@ -32,29 +33,6 @@ def _numel(shape: tuple[int, ...]) -> int:
     for s in shape:
         n *= s
     return n
-
-
-_I64_MAX = 2**63 - 1
-
-
-def check_numel(shape: tuple[int, ...], op: str) -> None:
-    """Refuse a shape whose sizes or element count do not fit int64, as PyTorch does: a size
-    beyond int64 is a TypeError (it cannot be unpacked), an overflowing product a RuntimeError.
-    A kernel is never handed such a shape (a stride-0 view could otherwise claim 2**64 elements).
-    """
-    n = 1
-    for k, s in enumerate(shape):
-        if s > _I64_MAX or s < -_I64_MAX - 1:
-            raise TypeError(
-                f"{op}(): argument 'size' failed to unpack the object at pos {k + 1} with error "
-                f'"Overflow when unpacking long long" (size {s} does not fit int64)'
-            )
-        n *= -s if s < 0 else s  # a -1 still to be inferred counts as 1
-        if n > _I64_MAX:
-            raise RuntimeError(
-                f"numel: integer multiplication overflow ({op} to size {list(shape)} would have "
-                "more than 2**63 - 1 elements)"
-            )
 
 
 def infer_size(shape: tuple[int, ...], numel: int, op: str = "view") -> tuple[int, ...]:

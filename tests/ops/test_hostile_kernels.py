@@ -149,6 +149,27 @@ INDEX_CASES = {
     ),
     "fold_bad_blocks": lambda m, d: m.nn.functional.fold(m.ones(1, 4, 5, device=d), (3, 3), 2),
     "unfold_kernel_too_big": lambda m, d: m.nn.functional.unfold(m.ones(1, 1, 3, 3, device=d), 5),
+    "max_pool2d_negative_pad": lambda m, d: m.nn.functional.max_pool2d(
+        m.ones(1, 1, 4, 4, device=d), 2, padding=(0, -1)
+    ),
+    "max_pool2d_indices": lambda m, d: m.nn.functional.max_pool2d(
+        m.tensor([[[[NAN, 1.0], [2.0, 3.0]]]], device=d), 2, return_indices=True
+    )[1],
+    "avg_pool2d_zero_stride": lambda m, d: m.nn.functional.avg_pool2d(
+        m.ones(1, 1, 4, 4, device=d), 2, stride=0
+    ),
+    "avg_pool2d_negative_pad": lambda m, d: m.nn.functional.avg_pool2d(
+        m.ones(1, 1, 4, 4, device=d), 2, padding=-1
+    ),
+    "avg_pool1d_zero_stride": lambda m, d: m.nn.functional.avg_pool1d(
+        m.ones(1, 1, 4, device=d), 2, stride=0
+    ),
+    "unfold_zero_stride": lambda m, d: m.nn.functional.unfold(
+        m.ones(1, 1, 4, 4, device=d), 2, stride=0
+    ),
+    "fold_negative_pad": lambda m, d: m.nn.functional.fold(
+        m.ones(1, 4, 9, device=d), (4, 4), 2, padding=-1
+    ),
     "searchsorted_sorter_hi": lambda m, d: m.searchsorted(
         m.tensor([1.0, 2.0, 3.0], device=d), m.tensor([2.0], device=d), sorter=_i(m, d, [0, 1, 3])
     ),
@@ -197,6 +218,10 @@ SHAPE_CASES = {
     "full_2_64": lambda m, d: m.full((2**32, 2**32), 1.0),
     "new_empty_2_64": lambda m, d: m.zeros(1).new_empty((2**32, 2**32)),
     "new_empty_negative": lambda m, d: m.zeros(1).new_empty((-2,)),
+    "empty_strided_2_64": lambda m, d: m.empty_strided((2**32, 2**32), (0, 0)),
+    "empty_strided_negative": lambda m, d: m.empty_strided((2,), (-1,)),
+    "diag_embed_huge_offset": lambda m, d: m.diag_embed(m.ones(3), offset=2**62),
+    "unflatten_2_64_empty": lambda m, d: m.zeros(0).unflatten(0, (2**32, 2**32, 0)),
     "repeat_2_64": lambda m, d: m.zeros(1).repeat(2**32, 2**32),
     "repeat_empty_big": lambda m, d: tuple(m.zeros(0).repeat(2**40, 2**40).shape),
     "narrow_start_oob": lambda m, d: m.narrow(m.arange(5), 0, I64, 2),
