@@ -81,7 +81,8 @@ _LEGACY = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float
 
 def _dim_index(op: str, self: Tensor, dim: int, index: Tensor) -> tuple[int, list[Any]]:
     if index.ndim > 1:
-        raise IndexError(
+        kind = RuntimeError if op == "index_fill" else IndexError  # as torch 2.13
+        raise kind(
             f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
             f"{_LEGACY[index._dtype.name]} and size: {list(index._shape)}"
         )

@@ -89,6 +89,16 @@ INDEX_CASES = {
         1, _i(m, d, [0, -1]), 1.0
     ),
     "index_fill_neg_oob": lambda m, d: m.zeros(2, 3, device=d).index_fill(1, _i(m, d, [-4]), 1.0),
+    "index_fill_2d_index": lambda m, d: m.zeros(3, device=d).index_fill(0, _i(m, d, [[0]]), 1.0),
+    "index_add_2d_index": lambda m, d: m.zeros(3, device=d).index_add(
+        0, _i(m, d, [[0]]), m.ones(1, device=d)
+    ),
+    "embedding_hi": lambda m, d: m.nn.functional.embedding(
+        _i(m, d, [0, 4]), m.ones(4, 3, device=d)
+    ),
+    "embedding_neg": lambda m, d: m.nn.functional.embedding(
+        _i(m, d, [0, -1]), m.ones(4, 3, device=d)
+    ),
     "index_put_hi": lambda m, d: m.zeros(3, device=d).index_put(
         (_i(m, d, [0, 3]),), m.ones(2, device=d)
     ),
