@@ -352,3 +352,35 @@ def test_searchsorted_nan_rows_2d_matches_torch():
             m.tensor(seq, dtype=m.float64), m.tensor([[2.0, NAN], [5.0, 1.0]]), right=True
         )
     )
+
+
+_CHILD = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("_h", sys.argv[1])
+h = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(h)
+import ember
+n = 0
+for table in (h.INDEX_CASES, h.SHAPE_CASES, h.VALUE_CASES):
+    for name, fn in sorted(table.items()):
+        try:
+            h._shape_of(fn(ember, "cpu"))
+        except Exception:
+            pass
+        n += 1
+print("ran", n)
+"""
+
+
+def test_every_hostile_case_in_a_child_ends_without_a_signal():
+    """A kernel that read or wrote outside a storage could kill the interpreter: run every
+    case in a child process, which must exit normally (never by a signal), within a bound."""
+    import subprocess
+    import sys
+
+    p = subprocess.run(
+        [sys.executable, "-c", _CHILD, __file__], capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+    n = len(INDEX_CASES) + len(SHAPE_CASES) + len(VALUE_CASES)
+    assert p.stdout.split() == ["ran", str(n)]
