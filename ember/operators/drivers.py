@@ -112,7 +112,13 @@ def new_empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
     if n > _I64_MAX:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     t = object.__new__(Tensor)
-    t._storage = Storage(info[0](n, dev), n, dev)
+    try:
+        t._storage = Storage(info[0](n, dev), n, dev)
+    except MemoryError:  # PyTorch's allocators raise RuntimeError (torch.OutOfMemoryError)
+        raise RuntimeError(
+            f"can't allocate memory: you tried to allocate {n} bytes for a tensor of shape "
+            f"{list(shape)} and dtype {dtype.name} on {dev}"
+        ) from None
     t._shape = shape if type(shape) is Size else Size(shape)
     t._stride = lay[0]
     t._offset = 0

@@ -228,6 +228,8 @@ SHAPE_CASES = {
     "full_2_64": lambda m, d: m.full((2**32, 2**32), 1.0),
     "new_empty_2_64": lambda m, d: m.zeros(1).new_empty((2**32, 2**32)),
     "new_empty_negative": lambda m, d: m.zeros(1).new_empty((-2,)),
+    "empty_beyond_memory": lambda m, d: m.empty(2**45),
+    "bincount_beyond_memory": lambda m, d: m.bincount(m.tensor([2**40])),
     "empty_strided_2_64": lambda m, d: m.empty_strided((2**32, 2**32), (0, 0)),
     "empty_strided_negative": lambda m, d: m.empty_strided((2,), (-1,)),
     "diag_embed_huge_offset": lambda m, d: m.diag_embed(m.ones(3), offset=2**62),
