@@ -159,5 +159,18 @@ class DeviceBackend:
         """Facts for ``python -m ember info`` (library versions, device names, ...)."""
         return {}
 
+    # -- compiler -----------------------------------------------------------------------------
+    def compile_kernel(self, kernel: Any) -> Any:
+        """Generate code for one fused kernel (``ember.compiler.kernel.FusedKernel``).
+
+        Return ``fn(inputs, outputs)`` that computes the kernel over tensors of this
+        device (the calling convention is in Note [Fused kernels] of
+        ``ember.compiler.kernel``), or None if this device cannot generate it: the
+        compiler then runs the fused operators one by one through the dispatcher. The
+        default generates nothing, so a device without a code generator still runs
+        compiled graphs.
+        """
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
