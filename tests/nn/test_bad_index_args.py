@@ -108,3 +108,41 @@ def test_conv_transpose_smallest_output_still_works():
     got = F.conv_transpose2d(ember.tensor(x.numpy()), ember.tensor(w.numpy()), padding=1)
     assert tuple(got.shape) == (1, 2, 1, 1)
     assert torch.allclose(torch.from_numpy(got.numpy()), want)
+
+
+def _same_error(fn):
+    """Both raise the same type with the same message."""
+    with pytest.raises(Exception) as t_err:
+        fn(torch)
+    with pytest.raises(type(t_err.value)) as e_err:
+        fn(ember)
+    assert str(e_err.value) == str(t_err.value)
+
+
+@pytest.mark.parametrize("bad", [-1, 5, 9])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_index_out_of_range_as_torch(bad, mode):
+    # torch's message differs by mode (some are "Expected i < index_size"); the type is one
+    msg = _both(
+        lambda m: m.nn.functional.embedding_bag(
+            m.tensor([0, 2, bad, 1]), m.ones(5, 3), m.tensor([0, 2]), mode=mode
+        )
+    )
+    assert msg == f"Index 2 of input takes value {bad} which is not in the valid range [0, 5)"
+
+
+@pytest.mark.parametrize("pool", ["max_pool3d", "avg_pool3d"])
+@pytest.mark.parametrize("kw", [{"padding": -1}, {"stride": 0}, {"stride": (1, 0, 1)}])
+def test_pool3d_refuses_negative_padding_and_zero_stride_as_torch(pool, kw):
+    _same_error(lambda m: getattr(m.nn.functional, pool)(m.ones(1, 1, 4, 4, 4), 2, **kw))
+
+
+def test_embedding_bag_in_range_still_matches_torch():
+    w = torch.randn(5, 3, dtype=torch.float64)
+    i, o = torch.tensor([0, 4, 2, 2, 1]), torch.tensor([0, 2, 2])
+    for mode in ("sum", "mean", "max"):
+        want = torch.nn.functional.embedding_bag(i, w, o, mode=mode)
+        got = F.embedding_bag(
+            ember.tensor(i.numpy()), ember.tensor(w.numpy()), ember.tensor(o.numpy()), mode=mode
+        )
+        assert torch.allclose(torch.from_numpy(got.numpy()), want)

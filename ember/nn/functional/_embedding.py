@@ -152,6 +152,14 @@ def embedding_bag(
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx = padding_idx % num
     flat, bag, bags = _bag_ids(input, offsets, include_last_offset)
+    if flat.numel() and flat.device.type != "meta":
+        bad = ((flat < 0) | (flat >= num)).nonzero()
+        if bad.numel():
+            i = int(bad[0, 0].item())
+            raise RuntimeError(
+                f"Index {i} of input takes value {int(flat[i].item())} which is not in the "
+                f"valid range [0, {num})"
+            )
     psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
     if padding_idx is not None:
         keep = (flat != padding_idx).nonzero().reshape(-1)

@@ -248,6 +248,10 @@ def _pool_setup(
     )
     pd, dl = _triple(padding, "padding"), _triple(dilation, "dilation")
     for i in range(3):
+        if st[i] == 0:
+            raise RuntimeError("stride should not be zero")
+        if pd[i] < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pd[i]}")
         if pd[i] > k[i] // 2:
             raise RuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={pd[i]}, "
