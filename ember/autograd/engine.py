@@ -101,6 +101,11 @@ def _edge(t: Tensor) -> tuple[Node, int]:
     return e if e is not None else (accumulator(t), 0)
 
 
+#: How many times the engine has started (``ember.compile`` reads it: a captured function
+#: that ran backward is a whole training step, Note [Graph semantics]).
+runs = [0]
+
+
 def run_backward(
     tensors: Sequence[Tensor],
     grad_tensors: Sequence[Any],
@@ -110,6 +115,7 @@ def run_backward(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run the graph from ``tensors``; capture gradients of ``inputs`` when not accumulating."""
+    runs[0] += 1
     # loose types: the loop drops its references by rebinding to None (Note [Stealing gradients])
     gs: Any
     g: Any

@@ -172,5 +172,15 @@ class DeviceBackend:
         """
         return None
 
+    def compile_kernels(self, kernels: list[Any]) -> list[Any]:
+        """Generate code for several fused kernels at once (one graph's worth).
+
+        Returns one entry per kernel, as ``compile_kernel`` would. The compiler calls this
+        once per graph, so a device whose toolchain has a fixed start-up cost (a C
+        compiler, an OpenCL program build) can build every kernel of a graph in one
+        translation unit. The default calls ``compile_kernel`` for each.
+        """
+        return [self.compile_kernel(k) for k in kernels]
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"

@@ -13,7 +13,11 @@ from typing import Any
 
 from ember.core.device import device
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "created_hook"]
+
+#: Called as ``hook(storage)`` for every new Storage while set (``ember.compile`` sets it
+#: while it captures, to tell the tensors a function makes from those that existed).
+created_hook: list[Any] = [None]
 
 
 class Storage:
@@ -35,6 +39,8 @@ class Storage:
         self.device = dev
         self.handle: Any = None
         self.version = 0
+        if created_hook[0] is not None:
+            created_hook[0](self)
 
     def __repr__(self) -> str:
         return f"Storage(nbytes={self.nbytes}, device='{self.device}')"

@@ -22,6 +22,7 @@ import mmap
 import os
 import tempfile
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -629,6 +630,8 @@ class Tensor(TensorMethods):
             )
         if self._dtype is dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if host_read_hook[0] is not None:
+            host_read_hook[0](self, "numpy()")
         if not providers.backend(self._device.type).host_memory:
             if not force:
                 raise TypeError(
@@ -641,6 +644,8 @@ class Tensor(TensorMethods):
 
     def _host_values(self) -> np.ndarray:
         """Values on the host for printing and tolist (bfloat16 widened to float32)."""
+        if host_read_hook[0] is not None:
+            host_read_hook[0](self, "reading its values (item(), tolist(), bool(), print)")
         a = _host_array(self)
         if self._dtype is dt.bfloat16:
             a = (a.astype(np.uint32) << 16).view(np.float32)
@@ -1111,6 +1116,11 @@ def _wrap_dim(dim: int, ndim: int, what: str = "") -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim + n if dim < 0 else dim
+
+
+#: Called as ``hook(tensor, what)`` before a tensor's values are read into Python (set by
+#: ``ember.compile`` while it captures, to end the graph there; None otherwise).
+host_read_hook: list[Callable[[Tensor, str], None] | None] = [None]
 
 
 def _host_view(t: Tensor) -> np.ndarray:

@@ -11,7 +11,18 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["is_compiling", "state"]
+__all__ = ["is_compiling", "state", "epoch", "bump_epoch"]
+
+#: Bumped whenever a module's parameters, buffers or submodules are rebound, or an
+#: optimizer's state or parameter groups are replaced (``load_state_dict``,
+#: ``add_param_group``): compiled code holds such tensors by reference, so a change means
+#: capturing again (a guard reads this one int; Note [Guards] in ``ember.compiler``).
+epoch = [0]
+
+
+def bump_epoch() -> None:
+    """Tell compiled code that tensors it may hold by reference were rebound."""
+    epoch[0] += 1
 
 
 class _State(threading.local):

@@ -15,6 +15,7 @@ from typing import Any
 
 import ember
 from ember.autograd.grad_mode import no_grad
+from ember.dispatcher.compiling import is_compiling
 from ember.optim.optimizer import Optimizer, _params_with_grad
 
 __all__ = ["Adam", "AdamW"]
@@ -77,7 +78,15 @@ class Adam(Optimizer):
                         st["exp_avg_sq"] = ember.zeros_like(p)
                         if g["amsgrad"]:
                             st["max_exp_avg_sq"] = ember.zeros_like(p)
-                    step = self._step_count(st, p)
+                    if is_compiling():
+                        # Note [Step counts under capture]: the step stays a tensor, so the
+                        # captured graph computes the bias corrections from it each call
+                        # (reading it back with item() would end the graph).
+                        step_t = st["step"]
+                        step_t.add_(1)
+                        step = None
+                    else:
+                        step = self._step_count(st, p)
                     if wd != 0:
                         if g.get("decoupled_weight_decay", self._decoupled):
                             p.mul_(1 - lr * wd)
@@ -86,12 +95,18 @@ class Adam(Optimizer):
                     m, v = st["exp_avg"], st["exp_avg_sq"]
                     m.mul_(beta1).add_(grad, alpha=1 - beta1)
                     v.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-                    bc1 = 1 - beta1**step
-                    bc2_sqrt = math.sqrt(1 - beta2**step)
                     if g["amsgrad"]:
                         vmax = st["max_exp_avg_sq"]
                         vmax.copy_(ember.maximum(vmax, v))
                         v = vmax
+                    if step is None:
+                        bc1_t = 1 - ember.pow(beta1, step_t)
+                        bc2_sqrt_t = (1 - ember.pow(beta2, step_t)).sqrt()
+                        denom = (v.sqrt() / bc2_sqrt_t).add_(eps)
+                        p.add_(m / denom * (-lr / bc1_t))
+                        continue
+                    bc1 = 1 - beta1**step
+                    bc2_sqrt = math.sqrt(1 - beta2**step)
                     denom = (v.sqrt() / bc2_sqrt).add_(eps)
                     p.add_(m / denom, alpha=-lr / bc1)
         return loss

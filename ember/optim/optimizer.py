@@ -16,6 +16,7 @@ from typing import Any
 import ember
 from ember.autograd.grad_mode import enable_grad
 from ember.core.tensor import Tensor
+from ember.dispatcher.compiling import bump_epoch
 
 __all__ = ["Optimizer", "required"]
 
@@ -63,6 +64,7 @@ class Optimizer:
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        bump_epoch()
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -141,6 +143,7 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         # ember.Tensor has no __deepcopy__ (copy.deepcopy(t) raises), so clone tensors by hand.
         state_dict = _copy_tree(state_dict)
+        bump_epoch()
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")

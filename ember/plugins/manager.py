@@ -243,6 +243,8 @@ def _activate(rec: PluginRecord) -> None:
             _activate_devices(rec, plugin)
         elif rec.namespace == "ember.distributed":
             _activate_process_group(rec, plugin)
+        elif rec.namespace == "ember.compilers":
+            _activate_compiler(rec, plugin)
     except BaseException:
         if registering:
             _pm.unregister(plugin)
@@ -357,6 +359,19 @@ def _activate_process_group(rec: PluginRecord, plugin: Any) -> None:
     if not backend.is_available():
         rec.status = "unavailable"
         rec.reason = backend.unavailable_reason() or "its engine cannot run here"
+
+
+def _activate_compiler(rec: PluginRecord, plugin: Any) -> None:
+    """Ask an ``ember.compilers`` plugin for its backend callable."""
+    found = [b for b in _hook(plugin, "ember_compiler_backend")() if b is not None]
+    if not found:
+        raise RuntimeError("the plugin implements no ember_compiler_backend hook")
+    if not callable(found[0]):
+        raise RuntimeError(
+            f"ember_compiler_backend returned a {type(found[0]).__name__}, not a callable "
+            "backend(graph, example_inputs)"
+        )
+    rec.provides = found[0]
 
 
 #: the thread count last given to ``set_num_threads``, replayed to plugins that load later

@@ -161,9 +161,15 @@ def active() -> list[str]:
     return list(_active)
 
 
+#: Bumped whenever the active formulas change (a set swapped, a formula registered):
+#: ``ember.compile`` guards on it, since a captured graph holds the formulas it ran.
+generation = [0]
+
+
 def _changed() -> None:
     global _merged
     _merged = None
+    generation[0] += 1
     from ember.autograd import kernel
 
     kernel.clear()

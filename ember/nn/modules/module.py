@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 from ember.autograd.grad_mode import no_grad
 from ember.core.dispatch_key import Autograd
 from ember.core.tensor import Tensor
+from ember.dispatcher.compiling import bump_epoch
 from ember.nn.modules import _state
 from ember.nn.modules._hooks import BackwardHook, RemovableHandle
 from ember.nn.modules._module_shorthands import _ModuleShorthands
@@ -119,6 +120,7 @@ class Module(_ModuleShorthands):
                 "(torch Tensor or None required)"
             )
         self._buffers[name] = tensor
+        bump_epoch()
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -128,6 +130,7 @@ class Module(_ModuleShorthands):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name("parameter", name, self, self._parameters)
+        bump_epoch()
         if param is None:
             self._parameters[name] = None
             return
@@ -156,6 +159,7 @@ class Module(_ModuleShorthands):
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+        bump_epoch()
 
     register_module = add_module
 
@@ -202,6 +206,7 @@ class Module(_ModuleShorthands):
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._drop(name, "_parameters", "_buffers")
             d["_modules"][name] = value
+            bump_epoch()
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(
@@ -209,6 +214,7 @@ class Module(_ModuleShorthands):
                     "(torch.nn.Module or None expected)"
                 )
             d["_modules"][name] = value
+            bump_epoch()
         elif isinstance(value, Buffer):
             self._drop(name, "_parameters", "_modules")
             self.register_buffer(name, value.data, value.persistent)
@@ -219,6 +225,7 @@ class Module(_ModuleShorthands):
                     "(torch.Tensor or None expected)"
                 )
             d["_buffers"][name] = value
+            bump_epoch()
         else:
             object.__setattr__(self, name, value)
 
@@ -227,6 +234,7 @@ class Module(_ModuleShorthands):
             if name in self.__dict__.get(reg, {}):
                 del self.__dict__[reg][name]
                 self._non_persistent_buffers_set.discard(name)
+                bump_epoch()
                 return
         object.__delattr__(self, name)
 

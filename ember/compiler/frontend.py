@@ -1,0 +1,465 @@
+"""``ember.compile``: guards, the cache, recompiles, graph breaks, and the module wrapper.
+
+A compiled function keeps, per code object, a cache from a *guard key* to an entry. The
+key is everything that changes what capture records (Note [Guards]); computing it is the
+whole cost of a cache hit. An entry goes through three states:
+
+1. **capturing**: the call runs eagerly while capture records it (the result is the
+   eager one). Two captures in a row must give the same graph before it is compiled
+   (Note [Stable graphs]); up to ``config.capture_attempts`` tries, then eager.
+2. **compiled**: the backend's function runs the graph (``backend(graph, inputs)``).
+3. **eager**: the function ran into a graph break, or kept changing: it runs as written.
+
+Note [Guards]
+    The key holds, for every tensor in the arguments (lists, tuples and dicts are
+    walked): shape, stride, dtype, device, requires_grad; every other argument by value
+    (its type and id when it cannot be hashed); grad mode; for a module, its training
+    flag; and three counters: the module/optimizer epoch (``bump_epoch``: parameters,
+    buffers, submodules or optimizer state rebound), the formula generation (a formula
+    set swapped), and the kernel generation (any kernel registered). Tensors the graph
+    holds by reference (parameters, buffers, optimizer state, closure tensors) are the
+    same objects every call; their *values* are read at run time, so ``load_state_dict``
+    and in-place updates are seen without a recompile.
+
+Note [Stable graphs]
+    A function may do something on its first call only (an optimizer makes its state, a
+    module builds a buffer lazily) or read Python state that changes between calls (a
+    counter, a learning rate the graph bakes in as a constant). Capture cannot see the
+    Python code, so it compares: a graph is compiled only once two consecutive calls
+    with the same key recorded the same program (operators, constants, which tensors by
+    reference). A function whose graph keeps changing runs eagerly, with a warning that
+    shows the first difference.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ember.autograd.formulas import generation as _formula_gen
+from ember.core.tensor import Tensor
+from ember.dispatcher import grad_mode as _grad_mode
+from ember.dispatcher import registry
+from ember.dispatcher.compiling import epoch as _epoch
+from ember.dispatcher.compiling import state as _compiling
+
+from . import backends
+from .capture import GraphBreak, capture
+from .graph import Graph, Value
+
+__all__ = ["compile", "config", "CompiledFunction", "reset"]
+
+_kernel_gen = [0]
+
+
+def _on_registration() -> None:
+    if not _compiling.capturing:  # capture's own Tracer fallback changes no kernel
+        _kernel_gen[0] += 1
+
+
+registry.on_registration(_on_registration)
+
+
+@dataclass
+class Config:
+    """``ember.compiler.config``: the compiler's switches (PyTorch's names where it has them).
+
+    Attributes:
+        recompile_limit: graphs one code object may compile before it runs eagerly (8,
+            as ``torch._dynamo.config.recompile_limit``).
+        capture_attempts: captures of one key before a graph that keeps changing is
+            given up (Note [Stable graphs]).
+        debug_dir: write each graph's text and generated source here (also
+            ``EMBER_COMPILE_DEBUG=1``, which writes to ``./ember_debug``).
+        suppress_errors: a backend that raises makes the function run eagerly (with a
+            warning) instead of raising.
+    """
+
+    recompile_limit: int = 8
+    capture_attempts: int = 3
+    debug_dir: str | None = None
+    suppress_errors: bool = False
+
+    @property
+    def cache_size_limit(self) -> int:  # PyTorch's older name
+        return self.recompile_limit
+
+    @cache_size_limit.setter
+    def cache_size_limit(self, n: int) -> None:
+        self.recompile_limit = n
+
+
+config = Config()
+
+
+@dataclass
+class _Entry:
+    run: Callable[[list[Any]], Any] | None = None
+    eager: bool = False
+    signature: Any = None
+    attempts: int = 0
+    graph: Graph | None = None
+
+
+@dataclass
+class _CodeCache:
+    """Everything compiled for one code object (shared by every wrapper of it)."""
+
+    entries: dict[Any, _Entry] = field(default_factory=dict)
+    compiled: int = 0
+    gave_up: bool = False
+    last_key: Any = None
+    warned: set[str] = field(default_factory=set)
+
+
+_caches: dict[Any, _CodeCache] = {}
+
+
+def reset() -> None:
+    """Forget every compiled graph (``torch._dynamo.reset``)."""
+    _caches.clear()
+
+
+def _sig(x: Any) -> Any:
+    """The guard key of one argument (Note [Guards])."""
+    if isinstance(x, Tensor):
+        return (x._shape, x._stride, x._dtype, x._device, x._requires_grad)
+    if isinstance(x, (list, tuple)):
+        return (type(x), tuple(_sig(a) for a in x))
+    if isinstance(x, dict):
+        return (dict, tuple((k, _sig(v)) for k, v in x.items()))
+    try:
+        hash(x)
+    except TypeError:
+        return (type(x), id(x))
+    return (type(x), x)
+
+
+def _flat(x: Any, out: list[Tensor]) -> None:
+    if isinstance(x, Tensor):
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for a in x:
+            _flat(a, out)
+    elif isinstance(x, dict):
+        for a in x.values():
+            _flat(a, out)
+
+
+def _graph_signature(g: Graph) -> Any:
+    """What must agree between two captures (Note [Stable graphs])."""
+
+    def arg(a: Any) -> Any:
+        if isinstance(a, Value):
+            return ("v", a.index)
+        if isinstance(a, (list, tuple)):
+            return tuple(arg(x) for x in a)
+        if isinstance(a, float) and a != a:
+            return "nan"
+        return repr(a)
+
+    ins = tuple(
+        (
+            i.kind,
+            i.index if i.kind == "arg" else id(i.obj) if i.kind == "ref" else str(i.value.meta),
+        )
+        for i in g.inputs
+    )
+    nodes = tuple((n.name, tuple(arg(a) for a in n.args)) for n in g.nodes)
+    return ins, nodes, arg(_out_shape(g.output)), len(g.side_effects)
+
+
+def _out_shape(x: Any) -> Any:
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (list, tuple)):
+        return type(x)(_out_shape(a) for a in x)
+    if isinstance(x, dict):
+        return tuple((k, _out_shape(v)) for k, v in x.items())
+    return type(x).__name__ if isinstance(x, Tensor) else x
+
+
+def _first_difference(a: Any, b: Any) -> str:
+    for i, (x, y) in enumerate(zip(a[1], b[1])):
+        if x != y:
+            return f"node {i}: {x[0]}{x[1]} then {y[0]}{y[1]}"
+    if len(a[1]) != len(b[1]):
+        return f"{len(a[1])} operators then {len(b[1])}"
+    if a[0] != b[0]:
+        return "the tensors it reads by reference changed (made anew each call?)"
+    return "its outputs or gradients changed"
+
+
+class CompiledFunction:
+    """What ``ember.compile(fn)`` returns for a function: call it as ``fn``."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        backend: Any,
+        fullgraph: bool,
+        dynamic: bool | None,
+        module: Any = None,
+    ):
+        self._fn = fn
+        self._backend_arg = backend
+        self._backend: Callable[..., Any] | None = None
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self._module = module
+        code = getattr(fn, "__code__", None)
+        if code is None:  # a module or another callable object: its forward's code
+            fwd = getattr(type(fn), "forward", None) or type(fn).__call__
+            code = getattr(fwd, "__code__", fn)
+        self._cache = _caches.setdefault(code, _CodeCache())
+        self._name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        if module is None and hasattr(fn, "__code__"):
+            functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        m = self._module
+        return (
+            id(self._fn),
+            _sig(args),
+            _sig(kwargs) if kwargs else None,
+            _grad_mode.is_grad_enabled(),
+            m.training if m is not None else None,
+            _epoch[0],
+            _formula_gen[0],
+            _kernel_gen[0],
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _compiling.capturing:  # called while another compiled function captures
+            return self._fn(*args, **kwargs)
+        key = self._key(args, kwargs)
+        entry = self._cache.entries.get(key)
+        if entry is not None and entry.run is not None:
+            flat: list[Tensor] = []
+            _flat((args, kwargs), flat)
+            return entry.run(flat)
+        return self._slow(key, entry, args, kwargs)
+
+    # -- the slow path: capture, compare, compile ----------------------------------------------
+    def _warn(self, what: str, msg: str) -> None:
+        if what not in self._cache.warned:
+            self._cache.warned.add(what)
+            warnings.warn(msg, UserWarning, stacklevel=4)
+
+    def _slow(self, key: Any, entry: _Entry | None, args: tuple[Any, ...], kwargs: Any) -> Any:
+        cache = self._cache
+        if entry is None:
+            if cache.gave_up:
+                return self._fn(*args, **kwargs)
+            if cache.compiled >= config.recompile_limit:
+                cache.gave_up = True
+                self._warn(
+                    "limit",
+                    f"ember.compile: {self._name} hit the recompile limit "
+                    f"(config.recompile_limit={config.recompile_limit}); it runs eagerly from "
+                    f"now on. Last guard that failed: {_guard_diff(cache.last_key, key)}",
+                )
+                return self._fn(*args, **kwargs)
+            entry = cache.entries[key] = _Entry()
+            cache.last_key = key
+        if entry.eager:
+            return self._fn(*args, **kwargs)
+        result, cap = capture(self._fn, args, kwargs)
+        if cap.broken is not None:
+            self._break(entry, cap.broken)
+            return result
+        g = cap.graph
+        if not g.ran_backward and _needs_autograd(g):
+            g.needs_autograd = True  # type: ignore[attr-defined]
+        sig = _graph_signature(g)
+        if entry.signature is not None and entry.signature == sig:
+            self._compile(entry, g, args, kwargs)
+        else:
+            entry.attempts += 1
+            if entry.signature is not None and entry.attempts > config.capture_attempts:
+                entry.eager = True
+                self._warn(
+                    "unstable",
+                    f"ember.compile: the graph of {self._name} changes from call to call "
+                    f"({_first_difference(entry.signature, sig)}); it runs eagerly. Keep "
+                    "per-call values in tensors (or pass them as arguments) so the program "
+                    "is the same each call.",
+                )
+            entry.signature = sig
+        return result
+
+    def _break(self, entry: _Entry, brk: GraphBreak) -> None:
+        msg = (
+            f"ember.compile: graph break in {self._name}: {brk.reason}, at {brk.where}. "
+            "This call signature runs eagerly; move the Python-side read out of the "
+            "compiled function, or compute it with tensor operations."
+        )
+        if self.fullgraph:
+            entry.eager = False
+            raise RuntimeError(msg.replace("This call signature runs eagerly; m", "M"))
+        entry.eager = True
+        self._warn(f"break:{brk.where}:{brk.reason}", msg)
+
+    def _compile(self, entry: _Entry, g: Graph, args: tuple[Any, ...], kwargs: Any) -> None:
+        if self._backend is None:
+            self._backend = backends.lookup(self._backend_arg)
+        example: list[Tensor] = []
+        _flat((args, kwargs), example)
+        try:
+            if getattr(g, "needs_autograd", False):
+                from .aot import compile_with_autograd
+
+                run = compile_with_autograd(g, example, self._backend)
+            else:
+                run = self._backend(g, example)
+        except Exception as e:
+            if not config.suppress_errors:
+                raise
+            entry.eager = True
+            self._warn("backend", f"ember.compile: backend failed on {self._name}: {e!r}")
+            return
+        entry.run = run
+        entry.graph = g
+        self._cache.compiled += 1
+        _debug_dump(self._name, self._cache.compiled, g, run)
+
+
+def _needs_autograd(g: Graph) -> bool:
+    if not _grad_mode.is_grad_enabled():
+        return False
+    return any(v.meta is not None and v.meta.requires_grad for v in g.output_values())
+
+
+def _guard_diff(old: Any, new: Any) -> str:
+    names = ["function", "arguments", "keyword arguments", "grad mode", "training flag",
+             "module/optimizer epoch", "autograd formulas", "registered kernels"]  # fmt: skip
+    if old is None:
+        return "none"
+    for name, a, b in zip(names, old, new):
+        if a != b:
+            return f"{name} changed ({_short(a)} -> {_short(b)})"
+    return "none"
+
+
+def _short(x: Any) -> str:
+    s = repr(x)
+    return s if len(s) < 160 else s[:157] + "..."
+
+
+def _debug_dump(name: str, n: int, g: Graph, run: Any) -> None:
+    d = config.debug_dir or ("ember_debug" if os.environ.get("EMBER_COMPILE_DEBUG") else None)
+    if not d:
+        return
+    os.makedirs(d, exist_ok=True)
+    stem = os.path.join(d, f"{name.replace('<', '').replace('>', '')}_{n}")
+    with open(stem + ".graph.txt", "w") as f:
+        f.write(g.print_readable())
+    src = getattr(run, "source", None)
+    if src:
+        with open(stem + ".py", "w") as f:
+            f.write(src)
+    for i, node in enumerate(x for x in g.nodes if x.fused is not None):
+        ksrc = getattr(getattr(node.kernel, "fn", None), "source", None)
+        if ksrc:
+            with open(f"{stem}.kernel{i}.txt", "w") as f:
+                f.write(ksrc)
+
+
+def _module_class() -> Any:
+    import ember.nn as nn
+
+    return nn.Module
+
+
+def _optimized_module(mod: Any, backend: Any, fullgraph: bool, dynamic: bool | None) -> Any:
+    Module = _module_class()
+
+    class OptimizedModule(Module):  # type: ignore[misc, valid-type]
+        """A compiled module (``torch._dynamo.OptimizedModule``): ``_orig_mod`` is the
+        original; calling it runs the compiled forward; its state is the original's."""
+
+        def __init__(self, orig: Any) -> None:
+            super().__init__()
+            self._orig_mod = orig
+            object.__setattr__(
+                self, "_compiled", CompiledFunction(orig, backend, fullgraph, dynamic, module=orig)
+            )
+
+        def forward(self, *args: Any, **kwargs: Any) -> Any:
+            return self._compiled(*args, **kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                return getattr(self.__dict__["_modules"]["_orig_mod"], name)
+
+    OptimizedModule.__qualname__ = "OptimizedModule"
+    return OptimizedModule(mod)
+
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile(  # noqa: A001 - PyTorch's name
+    model: Any = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: Any = "inductor",
+    mode: str | None = None,
+    options: dict[str, Any] | None = None,
+    disable: bool = False,
+) -> Any:
+    """Compile a function or module (``torch.compile``): capture at the dispatcher, guards,
+    a cache per code object, graph breaks explained, and a backend that fuses and
+    generates code for the device (``docs/compiler.md``).
+
+    Works as a call, a bare decorator (``@ember.compile``) or with arguments
+    (``@ember.compile(backend="eager")``). The first calls of each signature run eagerly
+    while they are captured; later calls run the compiled graph.
+
+    Examples:
+        >>> import ember
+        >>> @ember.compile
+        ... def f(x):
+        ...     return (x * 2).relu()
+        >>> [f(ember.tensor([-1.0, 1.0])) for _ in range(3)][-1]
+        tensor([0., 2.])
+        >>> g = ember.compile(mode="reduce-overhead")(lambda x: x + 1)
+        >>> g(ember.tensor([1.0]))
+        tensor([2.])
+    """
+    if mode is not None and options is not None:
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if model is None:
+
+        def decorate(fn: Callable[..., Any]) -> Any:
+            return compile(
+                fn,
+                fullgraph=fullgraph,
+                dynamic=dynamic,
+                backend=backend,
+                mode=mode,
+                options=options,
+                disable=disable,
+            )
+
+        return decorate
+    if not callable(model):
+        raise RuntimeError("The compiled object must be callable (a function or nn.Module)")
+    if disable:
+        return model
+    if not callable(backend) and not isinstance(backend, str):
+        raise TypeError(f"backend must be a string or a callable, got {type(backend).__name__}")
+    if isinstance(model, _module_class()):
+        return _optimized_module(model, backend, fullgraph, dynamic)
+    return CompiledFunction(model, backend, fullgraph, dynamic)
