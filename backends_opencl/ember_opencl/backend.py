@@ -99,6 +99,16 @@ class OpenCLBackend(DeviceBackend):
     def manual_seed(self, seed: int) -> None:
         pass  # ember seeds each default generator itself
 
+    def compile_kernel(self, kernel: Any) -> Any:
+        """Generate OpenCL C for one fused kernel (``codegen``, Note [OpenCL code generation])."""
+        return self.compile_kernels([kernel])[0]
+
+    def compile_kernels(self, kernels: list[Any]) -> list[Any]:
+        """Generate one program holding every kernel of a graph, built once per device."""
+        from ember_opencl import codegen  # imports the compiler's kernel description
+
+        return codegen.compile_kernels(kernels)
+
     def environment(self) -> dict[str, str]:
         import pyopencl as cl
 

@@ -247,8 +247,15 @@ def _flat_tensors(x: Any, out: list[Tensor]) -> None:
             _flat_tensors(a, out)
 
 
-def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Run ``fn(*args, **kwargs)`` eagerly while recording it; returns (result, Capture)."""
+def capture(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], joint: bool = False
+) -> Any:
+    """Run ``fn(*args, **kwargs)`` eagerly while recording it; returns (result, Capture).
+
+    With ``joint``, a function whose outputs need gradients (and that did not run
+    backward itself) is differentiated too, while recording: the backward nodes follow the
+    forward ones (Note [Joint graph] in ``aot.py``). The outputs keep their eager history.
+    """
     if _active[0] is not None:
         raise RuntimeError("ember.compile: capture is already running in this process")
     state.capturing = True  # before the fallback registers: compiled code ignores it
@@ -270,9 +277,13 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     _tensor.host_read_hook[0] = _host_read
     _storage.created_hook[0] = _storage_made
     runs = _engine.runs[0]
+    joint_runs = runs
     try:
         with registry.include_keys(dk.Tracer.mask):
             result = fn(*args, **kwargs)
+            joint_runs = _engine.runs[0]
+            if joint and joint_runs == runs and cap.broken is None:
+                _differentiate(cap, result, flat)
     finally:
         _tensor.host_read_hook[0] = old_hook
         _storage.created_hook[0] = None
@@ -280,11 +291,60 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
         handle.remove()
         state.capturing = False
     g = cap.graph
-    g.ran_backward = _engine.runs[0] != runs
+    g.ran_backward = joint_runs != runs
     g.output = cap.output(result)
     if g.ran_backward:
         _record_grads(cap)
     return result, cap
+
+
+def _differentiate(cap: Capture, result: Any, args: list[Tensor]) -> None:
+    """Record the backward of ``result`` w.r.t. every input that requires grad, seeded with
+    one tangent input per output that requires grad (Note [Joint graph])."""
+    from ember.autograd import grad_mode
+    from ember.autograd.engine import grad
+
+    if not grad_mode.is_grad_enabled():
+        return
+    outs: list[Tensor] = []
+    _flat_tensors(result, outs)
+    outs = [t for t in outs if t._requires_grad and id(t) in cap.values]
+    if not outs:
+        return
+    g = cap.graph
+    wrt: list[Tensor] = []
+    for t in args:
+        if t._requires_grad and t not in wrt:
+            wrt.append(t)
+    for inp in g.inputs:
+        if inp.kind == "ref" and inp.obj._requires_grad and all(inp.obj is not w for w in wrt):
+            wrt.append(inp.obj)
+    if not wrt:
+        return
+    cap.depth += 1
+    try:
+        seeds = [_ones_like(t) for t in outs]
+    finally:
+        cap.depth -= 1
+    tangents = []
+    for i, t in enumerate(seeds):
+        v = g.new_value(TensorMeta.of(t), "tangent")
+        g.inputs.append(Input(v, "tangent", index=i))
+        cap._bind(t, v)
+        tangents.append(v)
+    g.joint_split = len(g.nodes)  # type: ignore[attr-defined]
+    g.tangents = tangents  # type: ignore[attr-defined]
+    g.forward_outputs = [cap.values[id(t)] for t in outs]  # type: ignore[attr-defined]
+    g.wrt = [cap.value_of(t) for t in wrt]  # type: ignore[attr-defined]
+    g.wrt_tensors = wrt  # type: ignore[attr-defined]
+    grads = grad(outs, wrt, seeds, retain_graph=True, allow_unused=True)
+    g.grads = [None if x is None else cap.value_of(x) for x in grads]  # type: ignore[attr-defined]
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    import ember
+
+    return ember.ones(t._shape, dtype=t._dtype, device=t._device)
 
 
 def _record_grads(cap: Capture) -> None:

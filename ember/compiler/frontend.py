@@ -268,7 +268,9 @@ class CompiledFunction:
             cache.last_key = key
         if entry.eager:
             return self._fn(*args, **kwargs)
-        result, cap = capture(self._fn, args, kwargs)
+        if self._backend is None:
+            self._backend = backends.lookup(self._backend_arg)
+        result, cap = capture(self._fn, args, kwargs, joint=getattr(self._backend, "aot", False))
         if cap.broken is not None:
             self._break(entry, cap.broken)
             return result

@@ -27,6 +27,7 @@ Examples:
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -91,8 +92,26 @@ def kernel_of(n: Node, autograd: bool = False) -> Callable[..., Any]:
     node's backward, as an eager call would)."""
     if n.fused is not None:
         return n.kernel  # type: ignore[no-any-return]
-    mask = ~dk.Tracer.mask if autograd else BELOW_AUTOGRAD
-    return n.op.kernel_for(n.ks & mask)  # type: ignore[no-any-return]
+    if autograd:
+        # a full dispatch: an op recorded below another op's autograd kernel (inside a
+        # decomposition) must record its own backward now that it runs on its own
+        return _dispatching(n.op)
+    return n.op.kernel_for(n.ks & BELOW_AUTOGRAD)  # type: ignore[no-any-return]
+
+
+def _dispatching(op: Any) -> Callable[..., Any]:
+    """``op`` called through the dispatcher with the schema's arguments positionally."""
+    args = op.schema.arguments
+    n_pos = sum(1 for a in args if not a.kwarg_only)
+    if n_pos == len(args):
+        return op._fn  # type: ignore[no-any-return]
+    kw = tuple(a.name + "_" if keyword.iskeyword(a.name) else a.name for a in args[n_pos:])
+    fn = op._fn
+
+    def call(*a: Any) -> Any:
+        return fn(*a[:n_pos], **dict(zip(kw, a[n_pos:])))
+
+    return call
 
 
 def lower(

@@ -119,8 +119,9 @@ class Module(_ModuleShorthands):
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
+        if name in self._buffers:
+            bump_epoch()
         self._buffers[name] = tensor
-        bump_epoch()
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -130,7 +131,8 @@ class Module(_ModuleShorthands):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name("parameter", name, self, self._parameters)
-        bump_epoch()
+        if name in self._parameters:
+            bump_epoch()  # rebinding (new names cannot be in any compiled graph yet)
         if param is None:
             self._parameters[name] = None
             return
@@ -158,8 +160,9 @@ class Module(_ModuleShorthands):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if name in self._modules:
+            bump_epoch()
         self._modules[name] = module
-        bump_epoch()
 
     register_module = add_module
 
@@ -182,7 +185,8 @@ class Module(_ModuleShorthands):
     def _drop(self, name: str, *regs: str) -> None:
         self.__dict__.pop(name, None)
         for r in regs:
-            self.__dict__[r].pop(name, None)
+            if self.__dict__[r].pop(name, None) is not None:
+                bump_epoch()
         if "_buffers" in regs:
             self._non_persistent_buffers_set.discard(name)
 
@@ -205,8 +209,9 @@ class Module(_ModuleShorthands):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._drop(name, "_parameters", "_buffers")
+            if name in d["_modules"]:
+                bump_epoch()
             d["_modules"][name] = value
-            bump_epoch()
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(
