@@ -119,9 +119,7 @@ def compile_with_autograd(
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
             gs = [g for g, d in zip(grads, out_diff) if d]
-            gs = [
-                g if g is not None else _zeros(m) for g, m in zip(gs, tangent_metas)
-            ]
+            gs = [g if g is not None else _zeros(m) for g, m in zip(gs, tangent_metas)]
             res = bwd([*ctx.sv, *gs])
             del ctx.sv
             return (None, *res)

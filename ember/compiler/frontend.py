@@ -6,7 +6,18 @@ whole cost of a cache hit. An entry goes through three states:
 
 1. **capturing**: the call runs eagerly while capture records it (the result is the
    eager one). Two captures in a row must give the same graph before it is compiled
-   (Note [Stable graphs]); up to ``config.capture_attempts`` tries, then eager.
+   (Note [Dynamic sizes]
+    With ``dynamic=None`` (the default) or ``True``, a call whose key differs from a
+    compiled entry's only in tensor sizes (same ranks, dtypes, devices, contiguity) is
+    captured once and compiled at once if it records the same operators on the same
+    inputs: the code a device generated for fused kernels takes sizes and strides as
+    run-time arguments, so it is reused from the in-process and disk caches, and such
+    recompiles do not count against ``recompile_limit`` (``dynamic_limit`` bounds them).
+    The Python wrapper itself is specialised per size (shape constants of views stay
+    constants); symbolic shapes in the wrapper are not done. ``dynamic=False`` treats a
+    new size as any other guard failure.
+
+Note [Stable graphs]); up to ``config.capture_attempts`` tries, then eager.
 2. **compiled**: the backend's function runs the graph (``backend(graph, inputs)``).
 3. **eager**: the function ran into a graph break, or kept changing: it runs as written.
 
@@ -77,10 +88,13 @@ class Config:
             ``EMBER_COMPILE_DEBUG=1``, which writes to ``./ember_debug``).
         suppress_errors: a backend that raises makes the function run eagerly (with a
             warning) instead of raising.
+        dynamic_limit: graphs of new sizes one code object may compile after its first
+            (Note [Dynamic sizes]); past it, new sizes count against ``recompile_limit``.
     """
 
     recompile_limit: int = 8
     capture_attempts: int = 3
+    dynamic_limit: int = 64
     debug_dir: str | None = None
     suppress_errors: bool = False
 
@@ -103,6 +117,8 @@ class _Entry:
     signature: Any = None
     attempts: int = 0
     graph: Graph | None = None
+    #: the structure a compiled entry of other sizes had (Note [Dynamic sizes])
+    sizes_of: Any = None
 
 
 @dataclass
@@ -111,6 +127,7 @@ class _CodeCache:
 
     entries: dict[Any, _Entry] = field(default_factory=dict)
     compiled: int = 0
+    resized: int = 0
     gave_up: bool = False
     last_key: Any = None
     warned: set[str] = field(default_factory=set)
@@ -183,6 +200,28 @@ def _out_shape(x: Any) -> Any:
     return type(x).__name__ if isinstance(x, Tensor) else x
 
 
+def _structure(sig: Any) -> Any:
+    """A graph signature without its constants: which operators, on which inputs."""
+    ins, nodes, out, side = sig
+    return tuple(i[0] for i in ins), tuple(n[0] for n in nodes), side
+
+
+def _erase_sizes(x: Any) -> Any:
+    """A guard key with every tensor's sizes and strides replaced by its rank and whether
+    it was contiguous (Note [Dynamic sizes])."""
+    if isinstance(x, tuple):
+        if len(x) == 5 and isinstance(x[0], tuple) and isinstance(x[1], tuple):
+            shape, stride = x[0], x[1]
+            acc, contiguous = 1, True
+            for n, st in zip(reversed(shape), reversed(stride)):
+                if n != 1 and st != acc:
+                    contiguous = False
+                acc *= n
+            return (len(shape), contiguous, *x[2:])
+        return tuple(_erase_sizes(a) for a in x)
+    return x
+
+
 def _first_difference(a: Any, b: Any) -> str:
     for i, (x, y) in enumerate(zip(a[1], b[1])):
         if x != y:
@@ -241,7 +280,10 @@ class CompiledFunction:
         if entry is not None and entry.run is not None:
             flat: list[Tensor] = []
             _flat((args, kwargs), flat)
-            return entry.run(flat)
+            try:
+                return entry.run(flat)
+            except _AliasMismatch:
+                return self._fn(*args, **kwargs)
         return self._slow(key, entry, args, kwargs)
 
     # -- the slow path: capture, compare, compile ----------------------------------------------
@@ -255,7 +297,12 @@ class CompiledFunction:
         if entry is None:
             if cache.gave_up:
                 return self._fn(*args, **kwargs)
-            if cache.compiled >= config.recompile_limit:
+            sizes_of = self._size_variant(key) if self.dynamic is not False else None
+            if sizes_of is not None and cache.resized < config.dynamic_limit:
+                cache.resized += 1
+                entry = cache.entries[key] = _Entry(sizes_of=sizes_of)
+                return self._capture(key, entry, args, kwargs)
+            if cache.compiled - cache.resized >= config.recompile_limit:
                 cache.gave_up = True
                 self._warn(
                     "limit",
@@ -268,6 +315,17 @@ class CompiledFunction:
             cache.last_key = key
         if entry.eager:
             return self._fn(*args, **kwargs)
+        return self._capture(key, entry, args, kwargs)
+
+    def _size_variant(self, key: Any) -> Any:
+        """The structure of a compiled entry whose key differs from ``key`` only in sizes."""
+        erased = _erase_sizes(key)
+        for k, e in self._cache.entries.items():
+            if e.run is not None and e.graph is not None and _erase_sizes(k) == erased:
+                return _structure(e.signature)
+        return None
+
+    def _capture(self, key: Any, entry: _Entry, args: tuple[Any, ...], kwargs: Any) -> Any:
         if self._backend is None:
             self._backend = backends.lookup(self._backend_arg)
         result, cap = capture(self._fn, args, kwargs, joint=getattr(self._backend, "aot", False))
@@ -278,7 +336,10 @@ class CompiledFunction:
         if not g.ran_backward and _needs_autograd(g):
             g.needs_autograd = True  # type: ignore[attr-defined]
         sig = _graph_signature(g)
-        if entry.signature is not None and entry.signature == sig:
+        if (entry.signature is not None and entry.signature == sig) or (
+            entry.sizes_of is not None and entry.sizes_of == _structure(sig)
+        ):
+            entry.signature = sig
             self._compile(entry, g, args, kwargs)
         else:
             entry.attempts += 1
@@ -324,10 +385,36 @@ class CompiledFunction:
             entry.eager = True
             self._warn("backend", f"ember.compile: backend failed on {self._name}: {e!r}")
             return
+        first: dict[int, int] = {}
+        dups = [(first.setdefault(id(t), i), i) for i, t in enumerate(example)]
+        dups = [(i, j) for i, j in dups if i != j]
+        if dups:  # the graph saw one tensor twice: later calls must pass one twice too
+            run = _checking_aliases(run, dups, self._fn)
         entry.run = run
         entry.graph = g
         self._cache.compiled += 1
         _debug_dump(self._name, self._cache.compiled, g, run)
+
+
+def _checking_aliases(
+    run: Callable[[list[Any]], Any], dups: list[tuple[int, int]], fn: Callable[..., Any]
+) -> Callable[[list[Any]], Any]:
+    """``run`` for calls that pass the same tensor where the captured call did; other calls
+    run ``fn`` eagerly (their arguments are in ``A`` only, so this rebuilds nothing: the
+    frontend calls the wrapper with the original arguments, see ``__call__``)."""
+
+    def checked(A: list[Any]) -> Any:
+        for i, j in dups:
+            if A[i] is not A[j]:
+                raise _AliasMismatch
+        return run(A)
+
+    checked.source = getattr(run, "source", None)  # type: ignore[attr-defined]
+    return checked
+
+
+class _AliasMismatch(Exception):
+    pass
 
 
 def _needs_autograd(g: Graph) -> bool:

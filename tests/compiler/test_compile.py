@@ -87,7 +87,7 @@ def test_recompile_limit_then_eager_with_one_warning_naming_the_function_and_gua
     def grows(x):
         return x * 2
 
-    cf = ember.compile(grows, backend="eager")
+    cf = ember.compile(grows, backend="eager", dynamic=False)
     old = ember.compiler.config.recompile_limit
     ember.compiler.config.recompile_limit = 2
     try:
@@ -394,3 +394,36 @@ def test_a_compiler_backend_package_is_found_by_its_entry_point(tmp_path, fake_d
         timeout=120,
     )  # fmt: skip
     assert "mycc" in info.stdout and "ember.compilers" in info.stdout
+
+
+def test_a_tensor_passed_twice_is_not_confused_with_two_tensors():
+    cf = ember.compile(lambda a, b: a.add_(1) + b, backend="eager")
+    for _ in range(3):
+        x = ember.zeros(2)
+        assert cf(x, x).tolist() == [2.0, 2.0]  # b is a: it sees the write
+    x, y = ember.zeros(2), ember.zeros(2)
+    assert cf(x, y).tolist() == [1.0, 1.0]
+
+
+def test_new_batch_sizes_compile_from_one_capture_and_do_not_count_as_recompiles():
+    seen = []
+
+    def f(x):
+        seen.append(x.shape[0])
+        return (x * 2 + 1).relu().sum(1)
+
+    cf = ember.compile(f)
+    for _ in range(3):
+        cf(ember.ones(4, 3))
+    n = len(seen)
+    for b in (5, 6, 7, 8, 9, 10, 11, 12, 13, 14):
+        for _ in range(2):
+            out = cf(ember.ones(b, 3))
+        assert out.tolist() == [9.0] * b
+    assert len(seen) == n + 10  # one capture per new size, then compiled
+    assert cf._cache.compiled == 11 and not cf._cache.gave_up
+    static = ember.compile(lambda x: x + 1, dynamic=False)
+    for b in range(1, 4):
+        for _ in range(3):
+            static(ember.ones(b))
+    assert static._cache.resized == 0
