@@ -178,7 +178,7 @@ def test_a_whole_training_step_matches_eager(backend, opt):
         m = _mlp()
         o = opt(m.parameters())
 
-        def step(x, y):
+        def step(x, y, m=m, o=o):
             o.zero_grad()
             loss = ember.nn.functional.cross_entropy(m(x), y)
             loss.backward()
