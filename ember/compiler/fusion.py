@@ -20,6 +20,15 @@ What always holds (Note [Fusion safety]):
 - every stored value was contiguous when captured (the kernel writes contiguous
   outputs), so strides are as eager's.
 
+Note [Fused reductions]
+    A group may end with ``sum``/``amax``/``amin`` of a value it makes when the group
+    stores nothing else (no in-place write, no other value read later). The kernel's
+    index space is the group's with the reduced dims moved last (the inputs' views are
+    permuted the same way: any dims can be reduced, the batch dim of a bias gradient
+    included), and it stores the reduction's result (contiguous; ``keepdim`` only adds
+    size-1 dims, the same memory). A reduction that needs a full-size value stored too
+    stays unfused.
+
 Examples:
     >>> import ember
     >>> from ember.compiler.capture import capture
@@ -40,7 +49,7 @@ from ember.core import providers
 from ember.operators.views import view_of
 
 from .graph import Graph, Node, Value, values_in
-from .kernel import Apply, Cast, Const, FusedKernel, Instr, Load
+from .kernel import Apply, Cast, Const, FusedKernel, Instr, Load, Reduce
 from .passes import alias_roots, is_view
 
 __all__ = ["fuse", "plan_groups", "TRANSLATE", "Group"]
@@ -190,6 +199,8 @@ class Group:
     current: dict[int, int] = field(default_factory=dict)
     written: dict[int, Value] = field(default_factory=dict)  # in-place targets
     made: dict[int, Value] = field(default_factory=dict)  # values the group makes
+    #: a reduction closing the group: (op, reduced dims, keepdim, its result)
+    reduce: tuple[str, tuple[int, ...], bool, Value] | None = None
 
 
 def _promote(dts: list[str]) -> str:
@@ -280,6 +291,37 @@ def _try_add(g: Group, n: Node, roots: dict[int, int]) -> bool:
     return True
 
 
+_REDUCTIONS = {"sum.dim_IntList": "sum", "amax": "amax", "amin": "amin"}
+
+
+def _try_reduce(g: Group, n: Node) -> bool:
+    """Close ``g`` with reduction ``n`` of a value ``g`` makes (Note [Fused reductions])."""
+    key = _table_key(n)
+    op = _REDUCTIONS.get(key or "")
+    if op is None or g.written or n.out_spec is not None or n.outs[0] is None:
+        return False
+    src = n.args[0]
+    if not isinstance(src, Value) or src.index not in g.made:
+        return False
+    dims = n.args[1] if len(n.args) > 1 else None
+    keepdim = bool(n.args[2]) if len(n.args) > 2 else False
+    if op == "sum" and len(n.args) > 3 and n.args[3] is not None:
+        return False  # an explicit dtype: the dispatcher's business
+    nd = len(g.shape)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        red = tuple(range(nd))
+    else:
+        red = tuple(sorted({d % nd if nd else 0 for d in dims}))
+    out = n.outs[0]
+    if out.meta is None or not out.meta.contiguous or nd == 0:
+        return False
+    if op != "sum" and any(g.shape[d] == 0 for d in red):
+        return False  # amax of nothing raises in eager
+    g.reduce = (op, red, keepdim, out)
+    g.nodes.append(n)
+    return True
+
+
 def plan_groups(graph: Graph) -> list[Group]:
     """The runs of consecutive fusible nodes (two or more nodes each)."""
     roots = alias_roots(graph)
@@ -288,6 +330,10 @@ def plan_groups(graph: Graph) -> list[Group]:
     for n in graph.nodes:
         meta = n.outs[0].meta if len(n.outs) == 1 and n.outs[0] is not None else None
         if cur is not None and meta is not None and _try_add(cur, n, roots):
+            continue
+        if cur is not None and _try_reduce(cur, n):
+            groups.append(cur)
+            cur = None
             continue
         if (
             cur is not None
@@ -323,6 +369,16 @@ def _stored(graph: Graph, groups: list[Group]) -> list[list[Value]]:
         for idx, v in g.made.items():
             if idx in final or readers.get(idx, -1) > end:
                 keep.append(v)
+        if g.reduce is not None:
+            if keep:  # a full-size value is needed too: the reduction stays unfused
+                g.nodes.pop()
+                g.reduce = None
+                end = pos[id(g.nodes[-1])]
+                keep = [
+                    v for idx, v in g.made.items() if idx in final or readers.get(idx, -1) > end
+                ]
+            else:
+                keep = [g.reduce[3]]
         out.append(keep)
     return out
 
@@ -334,12 +390,23 @@ class _FusedCall:
     def __init__(self, fn: Any, group: Group, stored: list[Value]):
         self.fn = fn
         shape = group.shape
-        self.shape = shape
+        perm = list(range(len(shape)))
+        if group.reduce is not None:  # reduced dims last (Note [Fused reductions])
+            red = group.reduce[1]
+            perm = [d for d in perm if d not in red] + list(red)
+        self.shape = tuple(shape[d] for d in perm)
+        self.out_shape = (
+            tuple(group.reduce[3].meta.shape) if group.reduce is not None else shape  # type: ignore[union-attr]
+        )
         self.expand: list[tuple[tuple[int, ...], int] | None] = []
         for v in group.loads:
             m = v.meta
             assert m is not None
-            self.expand.append(None if m.shape == shape else _expand_plan(m, shape))
+            if m.shape == shape and perm == sorted(perm):
+                self.expand.append(None)
+            else:
+                st = _expand_plan(m, shape)[0]
+                self.expand.append((tuple(st[d] for d in perm), 0))
         n_in = len(group.loads)
         self.n_in = n_in
         # outputs: (argument index of an in-place target, or None, dtype, device)
@@ -359,7 +426,7 @@ class _FusedCall:
         outs = []
         for idx, dt, dev in self.outs:
             if idx is None:
-                outs.append(_empty(self.shape, dt, dev))
+                outs.append(_empty(self.out_shape, dt, dev))
             else:
                 t = args[idx]
                 t._storage.version += 1
@@ -389,14 +456,21 @@ def fuse(graph: Graph) -> int:
     stored = _stored(graph, groups)
     kernels = []
     for g, keep in zip(groups, stored):
-        outputs = tuple(g.current[v.index] for v in keep)
+        if g.reduce is not None:  # the reduction's operand is what the kernel stores
+            outputs = (g.current[g.nodes[-1].args[0].index],)  # type: ignore[union-attr]
+        else:
+            outputs = tuple(g.current[v.index] for v in keep)
         body = list(g.body)
         out_dtypes = []
         outs_ix = []
         for v, ix in zip(keep, outputs):
             dt = v.meta.dtype.name  # type: ignore[union-attr]
             ins = body[ix]
-            if dt in _HALF or (isinstance(ins, Load) and g.loads[ins.input].meta.dtype.name != dt):  # type: ignore[union-attr]
+            if (
+                dt in _HALF
+                or (isinstance(ins, Load) and g.loads[ins.input].meta.dtype.name != dt)  # type: ignore[union-attr]
+                or (isinstance(ins, (Apply, Cast)) and ins.dtype != dt)
+            ):
                 body.append(Cast(ix, dt))
                 ix = len(body) - 1
             out_dtypes.append(dt)
@@ -407,6 +481,7 @@ def fuse(graph: Graph) -> int:
                 body=tuple(body),
                 outputs=tuple(outs_ix),
                 out_dtypes=tuple(out_dtypes),
+                reduce=Reduce(g.reduce[0], len(g.reduce[1])) if g.reduce is not None else None,
             )
         )
     by_device: dict[str, list[int]] = {}
