@@ -46,7 +46,7 @@ from ember.core.tensor import Tensor
 from .graph import Graph, Input, Value, values_in
 from .lower import lower
 
-__all__ = ["compile_with_autograd", "partition"]
+__all__ = ["compile_with_autograd", "partition", "forward_only"]
 
 
 def partition(g: Graph) -> tuple[Graph, Graph, list[Value]]:
@@ -54,7 +54,19 @@ def partition(g: Graph) -> tuple[Graph, Graph, list[Value]]:
     split: int = g.joint_split  # type: ignore[attr-defined]
     fwd_nodes, bwd_nodes = g.nodes[:split], g.nodes[split:]
     tangents = {v.index for v in g.tangents}  # type: ignore[attr-defined]
-    made_in_bwd = {v.index for n in bwd_nodes for v in n.outs if v is not None}
+    inputs = {i.value.index: i for i in g.inputs}
+    used_fwd = {v.index for n in fwd_nodes for v in n.inputs()}
+    used_fwd |= {v.index for v in values_in(g.output)}
+    # a tensor the backward alone reads by reference, or makes from Python data (a zero
+    # gradient's buffer), is an input of the backward graph itself
+    own = [
+        i for i in g.inputs if i.kind in ("ref", "fresh", "empty") and i.value.index not in used_fwd
+    ]
+    own_ix = {i.value.index for i in own}
+    made_in_bwd = {
+        v.index for n in bwd_nodes for v in n.outs if v is not None and v.index not in inputs
+    }
+    made_in_bwd |= own_ix
     saved: list[Value] = []
     seen: set[int] = set()
     for n in bwd_nodes:
@@ -70,12 +82,13 @@ def partition(g: Graph) -> tuple[Graph, Graph, list[Value]]:
                 saved.append(v)
     outs = list(values_in(g.output))
     fwd = Graph(
-        inputs=[i for i in g.inputs if i.kind != "tangent"],
+        inputs=[i for i in g.inputs if i.kind != "tangent" and i.value.index not in own_ix],
         nodes=fwd_nodes,
         output=(tuple(outs), tuple(saved)),
         nvalues=g.nvalues,
     )
     bwd = Graph(nodes=bwd_nodes, nvalues=g.nvalues)
+    bwd.inputs.extend(own)
     for k, v in enumerate(saved):
         bwd.inputs.append(Input(v, "arg", index=k))
     for k, v in enumerate(g.tangents):  # type: ignore[attr-defined]
@@ -93,7 +106,7 @@ def compile_with_autograd(
     replays the operators with autograd recording instead, as eager would.
     """
     if not getattr(backend, "aot", False) or not hasattr(graph, "joint_split"):
-        return lower(graph, autograd=True)
+        return lower(forward_only(graph), autograd=True)
     fwd_graph, bwd_graph, saved = partition(graph)
     fwd = backend(fwd_graph, example_inputs)
     bwd = backend(bwd_graph, [])
@@ -137,6 +150,16 @@ def compile_with_autograd(
     run.saved = n_saved  # type: ignore[attr-defined]
     run.source = getattr(fwd, "source", "") + "\n" + getattr(bwd, "source", "")  # type: ignore[attr-defined]
     return run
+
+
+def forward_only(g: Graph) -> Graph:
+    """``g`` without the backward part a joint capture recorded (in place)."""
+    split = getattr(g, "joint_split", None)
+    if split is not None:
+        g.nodes = g.nodes[:split]
+        g.inputs = [i for i in g.inputs if i.kind != "tangent"]
+        del g.joint_split  # type: ignore[attr-defined]
+    return g
 
 
 def _ref_obj(g: Graph, v: Value) -> Any:

@@ -62,6 +62,9 @@ def ember_backend(graph: Graph, example_inputs: list[Any]) -> Callable[[list[Any
 
     passes.eliminate_dead_code(graph)
     passes.eliminate_common_subexpressions(graph)
+    passes.fold_constants(graph)
+    passes.overwritten_inputs(graph)
+    passes.hoist_scalars(graph)
     fusion.fuse(graph)
     return lower(graph)
 

@@ -31,9 +31,10 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +124,18 @@ class Capture:
             self._bind(t, v)
         return v
 
+    @contextlib.contextmanager
+    def outside(self) -> Iterator[None]:
+        """Run code that neither records nor makes fresh inputs (``live_value``)."""
+        self.depth += 1
+        hook = _storage.created_hook[0]
+        _storage.created_hook[0] = None
+        try:
+            yield
+        finally:
+            _storage.created_hook[0] = hook
+            self.depth -= 1
+
     def storage_made(self, st: Any) -> None:
         self.born.add(id(st))
         self._alive.append(st)
@@ -207,7 +220,11 @@ def _record(op: Any, ks: int, *args: Any) -> Any:
         finally:
             cap.depth -= 1
     outs, spec = cap.result(out)
-    cap.graph.nodes.append(Node(op, node_args, outs, spec, ks, user_line()))
+    node = Node(op, node_args, outs, spec, ks, user_line())
+    if isinstance(out, Tensor) and args and isinstance(args[0], Tensor):
+        if out._storage is args[0]._storage and out is not args[0]:
+            node.alias_offset = out._offset - args[0]._offset  # a view of its first argument
+    cap.graph.nodes.append(node)
     return out
 
 
@@ -278,6 +295,8 @@ def capture(
     _storage.created_hook[0] = _storage_made
     runs = _engine.runs[0]
     joint_runs = runs
+    state.prologue = []
+    state.outside = cap.outside
     try:
         with registry.include_keys(dk.Tracer.mask):
             result = fn(*args, **kwargs)
@@ -289,6 +308,8 @@ def capture(
         _storage.created_hook[0] = None
         _active[0] = None
         handle.remove()
+        cap.graph.prologue = state.prologue  # type: ignore[attr-defined]
+        state.prologue = state.outside = None
         state.capturing = False
     g = cap.graph
     g.ran_backward = joint_runs != runs

@@ -17,6 +17,15 @@ whole cost of a cache hit. An entry goes through three states:
     constants); symbolic shapes in the wrapper are not done. ``dynamic=False`` treats a
     new size as any other guard failure.
 
+Note [Live values]
+    Some Python numbers change every call by design: a scheduler's learning rate, a
+    cycled momentum. Code below the compiler reads such a number through
+    ``ember.dispatcher.compiling.live_value(t, read)``: ``t`` is a 0-dim tensor made once
+    (outside any capture), the graph reads it by reference, and a compiled call first
+    runs ``t.fill_(read())`` for each live value the capture saw. The optimizers read
+    ``lr`` and ``betas`` this way under capture, so ``OneCycleLR`` and friends work with a
+    compiled step.
+
 Note [Stable graphs]); up to ``config.capture_attempts`` tries, then eager.
 2. **compiled**: the backend's function runs the graph (``backend(graph, inputs)``).
 3. **eager**: the function ran into a graph break, or kept changing: it runs as written.
@@ -119,13 +128,13 @@ class _Entry:
     graph: Graph | None = None
     #: the structure a compiled entry of other sizes had (Note [Dynamic sizes])
     sizes_of: Any = None
+    prologue: list[Any] = field(default_factory=list)
 
 
 @dataclass
 class _CodeCache:
-    """Everything compiled for one code object (shared by every wrapper of it)."""
+    """What one code object's compiled functions share: the recompile count and warnings."""
 
-    entries: dict[Any, _Entry] = field(default_factory=dict)
     compiled: int = 0
     resized: int = 0
     gave_up: bool = False
@@ -255,6 +264,9 @@ class CompiledFunction:
             fwd = getattr(type(fn), "forward", None) or type(fn).__call__
             code = getattr(fwd, "__code__", fn)
         self._cache = _caches.setdefault(code, _CodeCache())
+        #: guard key -> entry; per function object (closures of one code differ in what
+        #: they hold by reference), while the recompile count is per code object
+        self.entries: dict[Any, _Entry] = {}
         self._name = getattr(fn, "__qualname__", None) or type(fn).__name__
         if module is None and hasattr(fn, "__code__"):
             functools.update_wrapper(self, fn)  # type: ignore[arg-type]
@@ -262,7 +274,7 @@ class CompiledFunction:
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         m = self._module
         return (
-            id(self._fn),
+            None,
             _sig(args),
             _sig(kwargs) if kwargs else None,
             _grad_mode.is_grad_enabled(),
@@ -276,8 +288,10 @@ class CompiledFunction:
         if _compiling.capturing:  # called while another compiled function captures
             return self._fn(*args, **kwargs)
         key = self._key(args, kwargs)
-        entry = self._cache.entries.get(key)
+        entry = self.entries.get(key)
         if entry is not None and entry.run is not None:
+            for t, read in entry.prologue:  # Note [Live values]
+                t.fill_(read())
             flat: list[Tensor] = []
             _flat((args, kwargs), flat)
             try:
@@ -300,7 +314,7 @@ class CompiledFunction:
             sizes_of = self._size_variant(key) if self.dynamic is not False else None
             if sizes_of is not None and cache.resized < config.dynamic_limit:
                 cache.resized += 1
-                entry = cache.entries[key] = _Entry(sizes_of=sizes_of)
+                entry = self.entries[key] = _Entry(sizes_of=sizes_of)
                 return self._capture(key, entry, args, kwargs)
             if cache.compiled - cache.resized >= config.recompile_limit:
                 cache.gave_up = True
@@ -311,7 +325,7 @@ class CompiledFunction:
                     f"now on. Last guard that failed: {_guard_diff(cache.last_key, key)}",
                 )
                 return self._fn(*args, **kwargs)
-            entry = cache.entries[key] = _Entry()
+            entry = self.entries[key] = _Entry()
             cache.last_key = key
         if entry.eager:
             return self._fn(*args, **kwargs)
@@ -320,7 +334,7 @@ class CompiledFunction:
     def _size_variant(self, key: Any) -> Any:
         """The structure of a compiled entry whose key differs from ``key`` only in sizes."""
         erased = _erase_sizes(key)
-        for k, e in self._cache.entries.items():
+        for k, e in self.entries.items():
             if e.run is not None and e.graph is not None and _erase_sizes(k) == erased:
                 return _structure(e.signature)
         return None
@@ -333,7 +347,7 @@ class CompiledFunction:
             self._break(entry, cap.broken)
             return result
         g = cap.graph
-        if not g.ran_backward and _needs_autograd(g):
+        if not g.ran_backward and (hasattr(g, "joint_split") or _needs_autograd(g)):
             g.needs_autograd = True  # type: ignore[attr-defined]
         sig = _graph_signature(g)
         if (entry.signature is not None and entry.signature == sig) or (
@@ -392,6 +406,7 @@ class CompiledFunction:
             run = _checking_aliases(run, dups, self._fn)
         entry.run = run
         entry.graph = g
+        entry.prologue = list(getattr(g, "prologue", None) or ())
         self._cache.compiled += 1
         _debug_dump(self._name, self._cache.compiled, g, run)
 

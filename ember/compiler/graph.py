@@ -138,6 +138,9 @@ class Node:
     #: a fused node: the nodes it replaced (for printing and as the fallback)
     fused: list[Node] | None = None
     kernel: Any = None
+    #: for a node whose result viewed its first argument's memory when captured: the
+    #: result's storage offset minus the argument's (a replay rebuilds the view directly)
+    alias_offset: int | None = None
 
     @property
     def name(self) -> str:

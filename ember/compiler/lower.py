@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.core import dispatch_key as dk
+from ember.core.tensor import Size, make_tensor
 
 from .graph import Graph, Node, Value, values_in
 
@@ -114,6 +115,39 @@ def _dispatching(op: Any) -> Callable[..., Any]:
     return call
 
 
+def _empty_like(t: Any) -> Callable[[], Any]:
+    """A function allocating an uninitialised tensor with ``t``'s layout and device."""
+    shape, stride, dtype, dev = tuple(t._shape), tuple(t._stride), t._dtype, t._device
+
+    def empty() -> Any:
+        import ember
+
+        return ember.empty_strided(shape, stride, dtype=dtype, device=dev)
+
+    return empty
+
+
+def _view_maker(n: Node) -> Callable[[Any], Any] | None:
+    """For a view node (Note [Graph semantics]): a function making the view from its
+    argument directly (shape and strides are as captured: guards fix them)."""
+    if n.alias_offset is None or n.out_spec is not None or n.fused is not None:
+        return None
+    if not n.args or not isinstance(n.args[0], Value) or n.outs[0] is None:
+        return None
+    meta = n.outs[0].meta
+    if meta is None:
+        return None
+    shape, stride, delta = Size(meta.shape), tuple(meta.stride), n.alias_offset
+    dtype, dev = meta.dtype, meta.device
+
+    def make(x: Any) -> Any:
+        v = make_tensor(x._storage, shape, stride, x._offset + delta, dtype, dev, x._ks)
+        v._base = x if x._base is None else x._base
+        return v
+
+    return make
+
+
 def lower(
     graph: Graph, name: str = "compiled", autograd: bool = False
 ) -> Callable[[list[Any]], Any]:
@@ -127,11 +161,19 @@ def lower(
             body.append(f"{v} = A[{inp.index}]")
         elif inp.kind == "ref":
             body.append(f"{v} = {src.bind('r', inp.obj)}")
+        elif inp.kind == "empty":
+            body.append(f"{v} = {src.bind('e', _empty_like(inp.obj))}()")
         else:
             body.append(f"{v} = {src.bind('f', inp.obj.clone)}()")
     drops = last_uses(graph)
     for pos, n in enumerate(graph.nodes):
-        call = f"{src.bind('k', kernel_of(n, autograd))}({', '.join(src.expr(a) for a in n.args)})"
+        view = None if autograd else _view_maker(n)
+        if view is not None:  # a view: new metadata over the same memory, no dispatch
+            call = f"{src.bind('view', view)}({n.args[0].name})"
+        else:
+            call = (
+                f"{src.bind('k', kernel_of(n, autograd))}({', '.join(src.expr(a) for a in n.args)})"
+            )
         if n.out_spec == "none" or not n.outs:
             body.append(call)
         elif n.out_spec is None:

@@ -40,6 +40,8 @@ from typing import Any
 from .graph import Graph, Input, Node, Value, map_values
 
 __all__ = [
+    "hoist_scalars",
+    "overwritten_inputs",
     "alias_roots",
     "eliminate_dead_code",
     "eliminate_common_subexpressions",
@@ -248,3 +250,83 @@ def fold_constants(graph: Graph) -> int:
         kept.append(n)
     graph.nodes = kept
     return folded
+
+
+#: Operators that overwrite every element of their first argument (a fresh input they
+#: write first needs no copy of its captured value: ``overwritten_inputs``).
+OVERWRITES = frozenset(
+    {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "exponential_",
+     "bernoulli_", "geometric_", "log_normal_", "cauchy_"}
+)  # fmt: skip
+
+
+def overwritten_inputs(graph: Graph) -> int:
+    """Fresh inputs whose first use overwrites them become ``empty`` inputs (allocated, not
+    copied, each call); returns how many."""
+    fresh = {i.value.index: i for i in graph.inputs if i.kind == "fresh"}
+    done = 0
+    seen: set[int] = set()
+    for n in graph.nodes:
+        first = n.args[0] if n.args else None
+        if (
+            n.fused is None
+            and isinstance(first, Value)
+            and first.index in fresh
+            and first.index not in seen
+            and n.op.schema.name.name in OVERWRITES
+            and all(v is first for v in n.inputs()[:1])
+            and first not in n.inputs()[1:]
+        ):
+            fresh[first.index].kind = "empty"
+            done += 1
+        seen.update(v.index for v in n.inputs())
+    return done
+
+
+def _small(n: Node) -> bool:
+    return (
+        n.fused is None
+        and n.out_spec is None
+        and len(n.outs) == 1
+        and n.outs[0] is not None
+        and n.outs[0].meta is not None
+        and n.outs[0].meta.shape == ()
+        and not is_random(n)
+    )
+
+
+def hoist_scalars(graph: Graph) -> int:
+    """Move each 0-dim node as early as its dependencies allow (past larger nodes only), so
+    the large elementwise nodes it interrupted become one run for fusion (an optimizer's
+    bias corrections sit between the updates of one parameter). Returns how many moved."""
+    roots = alias_roots(graph)
+
+    def reads(n: Node) -> set[int]:
+        return {roots.get(v.index, v.index) for v in n.inputs()}
+
+    def writes(n: Node) -> set[int]:
+        return {roots.get(v.index, v.index) for v in _written(n)}
+
+    order: list[Node] = []
+    moved = 0
+    for n in graph.nodes:
+        order.append(n)
+        if not _small(n):
+            continue
+        ins = {v.index for v in n.inputs()}
+        r, w = reads(n), writes(n)
+        i = len(order) - 1
+        while i > 0:
+            prev = order[i - 1]
+            if _small(prev) or is_random(prev) or prev.out_spec == "none" or prev.fused:
+                break
+            made = {v.index for v in prev.outs if v is not None}
+            pw, pr = writes(prev), reads(prev)
+            if made & ins or pw & (r | w) or pr & w:
+                break
+            order[i - 1], order[i] = order[i], order[i - 1]
+            i -= 1
+        if i != len(order) - 1:
+            moved += 1
+    graph.nodes = order
+    return moved

@@ -10,8 +10,10 @@ them back as Python numbers (which would end the graph), as PyTorch's do under
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["is_compiling", "state", "epoch", "bump_epoch"]
+__all__ = ["is_compiling", "state", "epoch", "bump_epoch", "live_value"]
 
 #: Bumped whenever a module's parameters, buffers or submodules are rebound, or an
 #: optimizer's state or parameter groups are replaced (``load_state_dict``,
@@ -27,6 +29,10 @@ def bump_epoch() -> None:
 
 class _State(threading.local):
     capturing = False
+    #: while capturing: ``(tensor, read)`` pairs the compiled call refreshes before each
+    #: run (``live_value``), and the context manager that pauses recording
+    prologue: list[tuple[Any, Callable[[], Any]]] | None = None
+    outside: Callable[[], Any] | None = None
 
 
 state = _State()
@@ -41,3 +47,23 @@ def is_compiling() -> bool:
         False
     """
     return state.capturing
+
+
+def live_value(t: Any, read: Callable[[], Any]) -> Any:
+    """Under capture: tensor ``t`` (made before the call, e.g. kept by an optimizer) holds
+    ``read()``, refreshed before every run of the compiled function (Note [Live values]).
+
+    A learning rate that a scheduler changes every step is a Python float; baked into the
+    graph as a constant it would make the graph differ every call. Read through a live
+    value it is an input the graph reads by reference, and the compiled call copies the
+    current float into it first. Outside capture this only sets ``t``.
+    """
+    pause = state.outside
+    if pause is None:
+        t.fill_(read())
+        return t
+    with pause():
+        t.fill_(read())
+    if state.prologue is not None:
+        state.prologue.append((t, read))
+    return t

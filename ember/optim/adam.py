@@ -72,21 +72,19 @@ class Adam(Optimizer):
                     if g["maximize"]:
                         grad = -grad
                     st = self.state[p]
+                    if is_compiling() and "exp_avg" in st:
+                        self._captured_update(g, p, grad, st)
+                        continue
                     if "exp_avg" not in st:
                         st["step"] = ember.tensor(0.0, dtype=ember.float32)
                         st["exp_avg"] = ember.zeros_like(p)
                         st["exp_avg_sq"] = ember.zeros_like(p)
                         if g["amsgrad"]:
                             st["max_exp_avg_sq"] = ember.zeros_like(p)
-                    if is_compiling():
-                        # Note [Step counts under capture]: the step stays a tensor, so the
-                        # captured graph computes the bias corrections from it each call
-                        # (reading it back with item() would end the graph).
-                        step_t = st["step"]
-                        step_t.add_(1)
-                        step = None
-                    else:
-                        step = self._step_count(st, p)
+                    if is_compiling():  # the first step, which makes the state
+                        self._captured_update(g, p, grad, st)
+                        continue
+                    step = self._step_count(st, p)
                     if wd != 0:
                         if g.get("decoupled_weight_decay", self._decoupled):
                             p.mul_(1 - lr * wd)
@@ -99,17 +97,37 @@ class Adam(Optimizer):
                         vmax = st["max_exp_avg_sq"]
                         vmax.copy_(ember.maximum(vmax, v))
                         v = vmax
-                    if step is None:
-                        bc1_t = 1 - ember.pow(beta1, step_t)
-                        bc2_sqrt_t = (1 - ember.pow(beta2, step_t)).sqrt()
-                        denom = (v.sqrt() / bc2_sqrt_t).add_(eps)
-                        p.add_(m / denom * (-lr / bc1_t))
-                        continue
                     bc1 = 1 - beta1**step
                     bc2_sqrt = math.sqrt(1 - beta2**step)
                     denom = (v.sqrt() / bc2_sqrt).add_(eps)
                     p.add_(m / denom, alpha=-lr / bc1)
         return loss
+
+    def _captured_update(self, g: dict[str, Any], p: Any, grad: Any, st: dict[str, Any]) -> None:
+        """One parameter's update while ``ember.compile`` captures: the step count stays a
+        tensor (reading it back with ``item()`` would end the graph) and ``lr``/``betas`` are
+        live values (Note [Live values]), so one graph serves every step and schedule."""
+        lr = self._live(g, "lr")
+        beta1, beta2 = self._live(g, "betas", 0), self._live(g, "betas", 1)
+        wd, eps = g["weight_decay"], g["eps"]
+        step = st["step"]
+        step.add_(1)
+        if wd != 0:
+            if g.get("decoupled_weight_decay", self._decoupled):
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.mul_(beta1).add_(grad * (1 - beta1))
+        v.mul_(beta2).add_(grad * grad * (1 - beta2))
+        if g["amsgrad"]:
+            vmax = st["max_exp_avg_sq"]
+            vmax.copy_(ember.maximum(vmax, v))
+            v = vmax
+        bc1 = 1 - ember.pow(beta1, step)
+        bc2_sqrt = (1 - ember.pow(beta2, step)).sqrt()
+        denom = (v.sqrt() / bc2_sqrt).add_(eps)
+        p.add_(m / denom * (-lr / bc1))
 
 
 class AdamW(Adam):

@@ -8,6 +8,7 @@ PyTorch does, so the structures are interchangeable.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -16,6 +17,7 @@ from typing import Any
 import ember
 from ember.autograd.grad_mode import enable_grad
 from ember.core.tensor import Tensor
+from ember.dispatcher import compiling
 from ember.dispatcher.compiling import bump_epoch
 
 __all__ = ["Optimizer", "required"]
@@ -189,6 +191,20 @@ class Optimizer:
 
     def __getstate__(self) -> dict[str, Any]:
         return self.__dict__
+
+    def _live(self, group: dict[str, Any], key: str, index: int | None = None) -> Tensor:
+        """``group[key]`` (or ``group[key][index]``) as a 0-dim tensor the compiled step
+        reads by reference and refreshes before each run (Note [Live values])."""
+        store = self.__dict__.setdefault("_live_values", {})
+        k = (id(group), key, index)
+        t = store.get(k)
+        if t is None:
+            pause = compiling.state.outside
+            with pause() if pause is not None else contextlib.nullcontext():
+                t = store[k] = ember.zeros((), dtype=ember.float32)
+        if index is None:
+            return compiling.live_value(t, lambda: group[key])  # type: ignore[no-any-return]
+        return compiling.live_value(t, lambda: group[key][index])  # type: ignore[no-any-return]
 
     @staticmethod
     def _step_count(state: dict[str, Any], p: Tensor) -> float:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.autograd.grad_mode import no_grad
+from ember.dispatcher.compiling import is_compiling
 from ember.optim.optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
@@ -53,6 +54,10 @@ class SGD(Optimizer):
         with no_grad():
             for g in self.param_groups:
                 lr, mom, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
+                if is_compiling():  # Note [Live values]: a scheduler may change them
+                    lr = -self._live(g, "lr")
+                    if mom != 0:
+                        mom = self._live(g, "momentum")
                 for p in _params_with_grad(g):
                     grad: Any = p.grad
                     if g["maximize"]:
@@ -66,6 +71,12 @@ class SGD(Optimizer):
                             buf = st["momentum_buffer"] = grad.clone().detach()
                         else:
                             buf.mul_(mom).add_(grad, alpha=1 - damp)
-                        grad = grad.add(buf, alpha=mom) if g["nesterov"] else buf
-                    p.add_(grad, alpha=-lr)
+                        if g["nesterov"]:
+                            grad = grad + buf * mom if is_compiling() else grad.add(buf, alpha=mom)
+                        else:
+                            grad = buf
+                    if is_compiling():
+                        p.add_(grad * lr)  # lr holds -lr here
+                    else:
+                        p.add_(grad, alpha=-lr)
         return loss

@@ -27,7 +27,7 @@ def _fresh_caches():
 
 def _state(cf):
     """(compiled graphs, entries) of a compiled function."""
-    return cf._cache.compiled, len(cf._cache.entries)
+    return cf._cache.compiled, len(cf.entries)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -31,7 +31,7 @@ def _fresh():
 
 
 def _compiled_graph(cf):
-    (entry,) = [e for e in cf._cache.entries.values() if e.graph is not None]
+    (entry,) = [e for e in cf.entries.values() if e.graph is not None]
     return entry.graph
 
 
