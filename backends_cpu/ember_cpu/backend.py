@@ -1,7 +1,8 @@
 """The CPU device backend: host memory, numpy-compatible storage, Philox random streams.
 
 Storage on this device is a 1-D ``numpy.uint8`` array (``host_memory = True``), so
-``Tensor.numpy()`` and ``ember.from_numpy`` share memory with no copy. Uses
+``Tensor.numpy()`` and ``ember.from_numpy`` share memory with no copy. Fused kernels of
+compiled graphs are generated as C and built at run time (``ember_cpu.codegen``). Uses
 only ember's plugin API, as a third-party backend would.
 """
 
@@ -74,6 +75,18 @@ class CPUBackend(DeviceBackend):
 
     def manual_seed(self, seed: int) -> None:
         pass  # ember seeds each default generator itself
+
+    def compile_kernel(self, kernel: Any) -> Any:
+        """C for one fused kernel, built with the package's own flags (``codegen``)."""
+        from ember_cpu import codegen
+
+        return codegen.compile_kernels([kernel])[0]
+
+    def compile_kernels(self, kernels: list[Any]) -> list[Any]:
+        """One graph's fused kernels in one translation unit, one compiler run (``codegen``)."""
+        from ember_cpu import codegen
+
+        return codegen.compile_kernels(kernels)
 
     def environment(self) -> dict[str, str]:
         from ember_cpu import _C
