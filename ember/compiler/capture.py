@@ -55,7 +55,6 @@ __all__ = ["capture", "explain", "Capture", "GraphBreak", "ExplainOutput"]
 DATA_DEPENDENT = frozenset(
     {
         "nonzero",
-        "nonzero_static",
         "argwhere",
         "masked_select",
         "_unique",
@@ -66,6 +65,9 @@ DATA_DEPENDENT = frozenset(
         "bincount",
     }
 )
+
+#: Overloads of those whose result's shape does not depend on values (an int count).
+STATIC_OVERLOADS = frozenset({"self_int"})
 
 _EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -104,6 +106,8 @@ class Capture:
     depth: int = 0
     #: ids of the storages made while capturing (kept alive in ``_alive``)
     born: set[int] = field(default_factory=set)
+    #: id(storage) -> the first recorded tensor on it (a base for views made in Python)
+    by_storage: dict[int, Any] = field(default_factory=dict)
 
     def value_of(self, t: Tensor) -> Value:
         """The Value of ``t``, adding it as an input if capture has not seen it: by reference
@@ -111,6 +115,13 @@ class Capture:
         ``ember.tensor(data)`` or ``zeros``' buffer) a fresh copy of its value now, per call."""
         v = self.values.get(id(t))
         if v is None:
+            # a view made outside the dispatcher (``x[:, 0] = v`` writes through one):
+            # a view node of a tensor the graph knows that shares its memory
+            base = self.by_storage.get(id(t._storage))
+            if base is None and t._base is not None and id(t._storage) not in self.born:
+                base = t._base  # a view of a tensor that existed before the call
+            if base is not None and base is not t:
+                return self._view_of(t, base)
             v = self.graph.new_value(TensorMeta.of(t), "in")
             if id(t._storage) in self.born:
                 self.depth += 1
@@ -122,6 +133,21 @@ class Capture:
             else:
                 self.graph.inputs.append(Input(v, "ref", obj=t))
             self._bind(t, v)
+        return v
+
+    def _view_of(self, t: Tensor, base: Tensor) -> Value:
+        """A view made outside the dispatcher (Python's ``view_of``) of an existing tensor:
+        a view node of its base, so the graph holds the base (the same object every call),
+        not a view object made anew each call."""
+        from ember import ops
+
+        bv = self.value_of(base)
+        v = self.graph.new_value(TensorMeta.of(t))
+        args = (bv, list(t._shape), list(t._stride), t._offset)
+        node = Node(ops.aten.as_strided.default, args, (v,), None, t._ks, user_line())
+        node.alias_offset = t._offset - base._offset
+        self.graph.nodes.append(node)
+        self._bind(t, v)
         return v
 
     @contextlib.contextmanager
@@ -143,6 +169,7 @@ class Capture:
     def _bind(self, t: Tensor, v: Value) -> None:
         self.values[id(t)] = v
         self._alive.append(t)
+        self.by_storage.setdefault(id(t._storage), t)
 
     def add_arg(self, t: Tensor, index: int) -> None:
         if id(t) not in self.values:
@@ -200,7 +227,7 @@ def _record(op: Any, ks: int, *args: Any) -> Any:
     cap = _active[0]
     if cap is None or cap.depth or cap.broken is not None:
         return op.redispatch(ks, *args)
-    if op.schema.name.name in DATA_DEPENDENT:
+    if op.schema.name.name in DATA_DEPENDENT and op.overload not in STATIC_OVERLOADS:
         cap.stop(f"{op.qualname} gives a result whose shape depends on its input's values")
         return op.redispatch(ks, *args)
     if op.schema.name.name == "index" and _bool_index(args):
@@ -335,7 +362,7 @@ def _differentiate(cap: Capture, result: Any, args: list[Tensor]) -> None:
     g = cap.graph
     wrt: list[Tensor] = []
     for t in args:
-        if t._requires_grad and t not in wrt:
+        if t._requires_grad and all(t is not w for w in wrt):
             wrt.append(t)
     for inp in g.inputs:
         if inp.kind == "ref" and inp.obj._requires_grad and all(inp.obj is not w for w in wrt):

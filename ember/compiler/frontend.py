@@ -136,6 +136,8 @@ class _CodeCache:
     """What one code object's compiled functions share: the recompile count and warnings."""
 
     compiled: int = 0
+    #: entries that run eagerly (a graph break, an unstable graph, a backend failure)
+    eager: int = 0
     resized: int = 0
     gave_up: bool = False
     last_key: Any = None
@@ -150,10 +152,13 @@ def reset() -> None:
     _caches.clear()
 
 
+_TENSOR = object()  # marks a tensor's entry in a guard key
+
+
 def _sig(x: Any) -> Any:
     """The guard key of one argument (Note [Guards])."""
     if isinstance(x, Tensor):
-        return (x._shape, x._stride, x._dtype, x._device, x._requires_grad)
+        return (_TENSOR, x._shape, x._stride, x._dtype, x._device, x._requires_grad)
     if isinstance(x, (list, tuple)):
         return (type(x), tuple(_sig(a) for a in x))
     if isinstance(x, dict):
@@ -219,14 +224,14 @@ def _erase_sizes(x: Any) -> Any:
     """A guard key with every tensor's sizes and strides replaced by its rank and whether
     it was contiguous (Note [Dynamic sizes])."""
     if isinstance(x, tuple):
-        if len(x) == 5 and isinstance(x[0], tuple) and isinstance(x[1], tuple):
-            shape, stride = x[0], x[1]
+        if x and x[0] is _TENSOR:
+            shape, stride = x[1], x[2]
             acc, contiguous = 1, True
             for n, st in zip(reversed(shape), reversed(stride)):
                 if n != 1 and st != acc:
                     contiguous = False
                 acc *= n
-            return (len(shape), contiguous, *x[2:])
+            return (_TENSOR, len(shape), contiguous, *x[3:])
         return tuple(_erase_sizes(a) for a in x)
     return x
 
@@ -359,6 +364,7 @@ class CompiledFunction:
             entry.attempts += 1
             if entry.signature is not None and entry.attempts > config.capture_attempts:
                 entry.eager = True
+                self._cache.eager += 1
                 self._warn(
                     "unstable",
                     f"ember.compile: the graph of {self._name} changes from call to call "
@@ -379,6 +385,7 @@ class CompiledFunction:
             entry.eager = False
             raise RuntimeError(msg.replace("This call signature runs eagerly; m", "M"))
         entry.eager = True
+        self._cache.eager += 1
         self._warn(f"break:{brk.where}:{brk.reason}", msg)
 
     def _compile(self, entry: _Entry, g: Graph, args: tuple[Any, ...], kwargs: Any) -> None:
@@ -397,6 +404,7 @@ class CompiledFunction:
             if not config.suppress_errors:
                 raise
             entry.eager = True
+            self._cache.eager += 1
             self._warn("backend", f"ember.compile: backend failed on {self._name}: {e!r}")
             return
         first: dict[int, int] = {}
@@ -479,16 +487,28 @@ def _module_class() -> Any:
     return nn.Module
 
 
-def _optimized_module(mod: Any, backend: Any, fullgraph: bool, dynamic: bool | None) -> Any:
+_optimized: list[Any] = []
+
+
+def _optimized_class() -> Any:
+    """``OptimizedModule``, made on first use (``ember.nn`` sits beside the compiler)."""
+    if _optimized:
+        return _optimized[0]
     Module = _module_class()
 
     class OptimizedModule(Module):  # type: ignore[misc, valid-type]
         """A compiled module (``torch._dynamo.OptimizedModule``): ``_orig_mod`` is the
-        original; calling it runs the compiled forward; its state is the original's."""
+        original; calling it runs the compiled forward; its state is the original's.
 
-        def __init__(self, orig: Any) -> None:
+        It pickles (``ember.save(model)``) as the original plus the compile arguments; the
+        compiled graphs are made again after loading.
+        """
+
+        def __init__(self, orig: Any, backend: Any = "inductor", fullgraph: bool = False,
+                     dynamic: bool | None = None) -> None:  # fmt: skip
             super().__init__()
             self._orig_mod = orig
+            object.__setattr__(self, "_compile_args", (backend, fullgraph, dynamic))
             object.__setattr__(
                 self, "_compiled", CompiledFunction(orig, backend, fullgraph, dynamic, module=orig)
             )
@@ -502,8 +522,29 @@ def _optimized_module(mod: Any, backend: Any, fullgraph: bool, dynamic: bool | N
             except AttributeError:
                 return getattr(self.__dict__["_modules"]["_orig_mod"], name)
 
+        def __getstate__(self) -> dict[str, Any]:
+            state = dict(self.__dict__)
+            state.pop("_compiled", None)
+            return state
+
+        def __setstate__(self, state: dict[str, Any]) -> None:
+            self.__dict__.update(state)
+            backend, fullgraph, dynamic = state.get("_compile_args", ("inductor", False, None))
+            orig = state["_modules"]["_orig_mod"]
+            object.__setattr__(
+                self, "_compiled", CompiledFunction(orig, backend, fullgraph, dynamic, module=orig)
+            )
+
+    OptimizedModule.__module__ = __name__
     OptimizedModule.__qualname__ = "OptimizedModule"
-    return OptimizedModule(mod)
+    _optimized.append(OptimizedModule)
+    return OptimizedModule
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: pickle finds OptimizedModule here
+    if name == "OptimizedModule":
+        return _optimized_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -565,5 +606,5 @@ def compile(  # noqa: A001 - PyTorch's name
     if not callable(backend) and not isinstance(backend, str):
         raise TypeError(f"backend must be a string or a callable, got {type(backend).__name__}")
     if isinstance(model, _module_class()):
-        return _optimized_module(model, backend, fullgraph, dynamic)
+        return _optimized_class()(model, backend, fullgraph, dynamic)
     return CompiledFunction(model, backend, fullgraph, dynamic)

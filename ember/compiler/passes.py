@@ -154,6 +154,8 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
     roots = alias_roots(graph)
     versions: dict[int, int] = {}
     outputs = {v.index for v in graph.output_values()}
+    # a result something writes later is a buffer, not a value: two are never one
+    written_roots = {roots.get(v.index, v.index) for n in graph.nodes for v in _written(n)}
     seen: dict[Any, Node] = {}
     rename: dict[int, Value] = {}
     kept: list[Node] = []
@@ -169,6 +171,10 @@ def eliminate_common_subexpressions(graph: Graph) -> int:
             and not is_view(n)
             and n.out_spec != "none"
             and not any(v is not None and v.index in outputs for v in n.outs)
+            and not any(
+                v is not None and roots.get(v.index, v.index) in written_roots for v in n.outs
+            )
+            and bool(n.inputs())  # a factory makes a new buffer each time
         )
         if pure:
             try:

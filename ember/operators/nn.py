@@ -17,6 +17,7 @@ import numpy as np
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.dispatcher.compiling import is_compiling
 from ember.operators.elementwise import not_implemented_for
 from ember.operators.nn_drivers import pair, pool_out_size
 
@@ -609,6 +610,12 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
         )
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
+    if is_compiling():
+        # no value read back under capture (it would end the graph): index_select refuses
+        # every index outside [0, rows) in its kernel, negative ones included
+        flat = indices.reshape(-1)
+        rows = _aten().index_select.default(weight, 0, flat)
+        return rows.view(*indices._shape, weight._shape[1])
     if indices.numel() and indices._device.type != "meta":
         # index.Tensor wraps negative indices as Python does; embedding, as torch, does not.
         low, high = int(indices.min().item()), int(indices.max().item())
