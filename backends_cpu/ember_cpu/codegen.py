@@ -244,8 +244,8 @@ _PRELUDE_TAIL = r"""
 #pragma GCC push_options
 #pragma GCC optimize("O2")
 #define FK_ROW 256
-#define FK_MAXIN 16
-#define FK_MAXOP 32
+#define FK_MAXIN 64
+#define FK_MAXOP 128
 /* a body: m elements at pointers p (inputs, then outputs) */
 typedef void (*fk_fn_t)(int64_t m, char *const *p, void *ctx);
 
@@ -500,6 +500,7 @@ class _Gen:
     nout: int
     reduce: str | None
     rdim: int
+    scalars: frozenset[int] = frozenset()
 
 
 def _generate(k: FusedKernel, name: str) -> _Gen:
@@ -507,10 +508,11 @@ def _generate(k: FusedKernel, name: str) -> _Gen:
     nin, nout = len(k.inputs), len(k.outputs)
     if any(d not in B.DTYPES for d in k.inputs + k.out_dtypes):
         raise _Unsupported("dtype")
-    if nin > 16 or not 0 < nout <= 16:
+    if nin > 64 or not 0 < nout <= 64 or (k.reduce is not None and nout > 16):
         raise _Unsupported("arity")
     mem = [B.DTYPES[d][1] for d in k.inputs]
     omem = [B.DTYPES[d][1] for d in k.out_dtypes]
+    scalars = set(getattr(k, "scalars", ()))
     rparams = "".join(f", char *b{i}, int64_t c{i}" for i in range(nin))
     rparams += "".join(f", char *q{j}, int64_t r{j}" for j in range(nout))
     common: dict[str, Any] = dict(
@@ -520,14 +522,15 @@ def _generate(k: FusedKernel, name: str) -> _Gen:
             [f"b{i} + c{i} * (int64_t)sizeof({t})" for i, t in enumerate(mem)]
             + [f"q{j} + r{j} * (int64_t)sizeof({t})" for j, t in enumerate(omem)]
         ),
-        iszs=", ".join(f"sizeof({t})" for t in mem + omem),
+        # a broadcast scalar input has item size 0 to the drivers: no offset, no gather
+        iszs=", ".join("0" if i in scalars else f"sizeof({t})" for i, t in enumerate(mem + omem)),
         nin=nin,
         nout=nout,
         ptrs=" ".join(f"const {t} *a{i} = (const {t} *)p[{i}];" for i, t in enumerate(mem)),
     )
     red = k.reduce
     if red is None:
-        body, dts, cheap = _body(k, lambda i: f"a{i}[i]")
+        body, dts, cheap = _body(k, lambda i: f"a{i}[0]" if i in scalars else f"a{i}[i]")
         body += [
             f"o{j}[i] = {_store(dts[o], d, f'v{o}')};"
             for j, (o, d) in enumerate(zip(k.outputs, k.out_dtypes))
@@ -539,10 +542,10 @@ def _generate(k: FusedKernel, name: str) -> _Gen:
             grain=B.GRAIN_CHEAP if cheap else B.GRAIN_TRANSC,
         )
         cdef = f"int {name}(int64_t n, int nd, const int64_t *meta{rparams});"
-        return _Gen(name, source, cdef, nin, nout, None, 0)
+        return _Gen(name, source, cdef, nin, nout, None, 0, frozenset(scalars))
     if red.op not in B.REDUCE or red.op in ("mean", "all", "any") or nin == 0:
         raise _Unsupported(f"reduction {red.op}")
-    body, dts, cheap = _body(k, lambda i: f"a{i}[j]")
+    body, dts, cheap = _body(k, lambda i: f"a{i}[0]" if i in scalars else f"a{i}[j]")
     kinds = [B.DTYPES[d][2] in ("float", "half") for d in k.out_dtypes]
     accs = [
         ("float64" if f or B.DTYPES[dts[o]][2] in ("float", "half") else "int64")
@@ -579,7 +582,7 @@ def _generate(k: FusedKernel, name: str) -> _Gen:
         grain=B.GRAIN_CHEAP if cheap else B.GRAIN_TRANSC,
     )
     cdef = f"int {name}(int64_t nk, int64_t nr, int ndk, int ndr, const int64_t *meta{rparams});"
-    return _Gen(name, source, cdef, nin, nout, red.op, red.ndim)
+    return _Gen(name, source, cdef, nin, nout, red.op, red.ndim, frozenset(scalars))
 
 
 def _fold_expr(expr: str, acc: str) -> str:
@@ -691,7 +694,10 @@ def _wrap(g: _Gen, cfn: Any, from_buffer: Callable[[Any], Any]) -> Callable[...,
     args = "".join(f", h{t}, {t}._offset" for t in ins + outs)
     strides = "".join(f", {t}._stride" for t in ins)
     if g.reduce is None:
-        contig = " and ".join(f"{t}._stride == cs" for t in ins) or "True"
+        contig = (
+            " and ".join(f"{t}._stride == cs" for i, t in enumerate(ins) if i not in g.scalars)
+            or "True"
+        )
         src = _EW_PY.format(
             unpack=unpack,
             first=(ins + outs)[0],

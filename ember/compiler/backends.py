@@ -64,6 +64,7 @@ def ember_backend(graph: Graph, example_inputs: list[Any]) -> Callable[[list[Any
     passes.eliminate_common_subexpressions(graph)
     passes.fold_constants(graph)
     passes.overwritten_inputs(graph)
+    passes.elide_copies(graph)
     passes.hoist_scalars(graph)
     fusion.fuse(graph)
     return lower(graph)

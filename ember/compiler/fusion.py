@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ember.core import providers
+from ember.core.tensor import Size
+from ember.operators.drivers import new_empty
 from ember.operators.views import view_of
 
 from .graph import Graph, Node, Value, values_in
@@ -263,6 +265,8 @@ def _try_add(g: Group, n: Node, roots: dict[int, int]) -> bool:
         return _R(i)
 
     ops = [operand(a) for a in n.args]
+    if len(loads) > 64:
+        return False  # what a device's generated code takes at most
     e = _Emit(body, meta.dtype.name)
     in_dts = [v.meta.dtype.name for v in tensors]  # type: ignore[union-attr]
     e.in_dtypes = [_cdtype(d) for d in in_dts]  # type: ignore[attr-defined]
@@ -395,7 +399,7 @@ class _FusedCall:
             red = group.reduce[1]
             perm = [d for d in perm if d not in red] + list(red)
         self.shape = tuple(shape[d] for d in perm)
-        self.out_shape = (
+        self.out_shape = Size(
             tuple(group.reduce[3].meta.shape) if group.reduce is not None else shape  # type: ignore[union-attr]
         )
         self.expand: list[tuple[tuple[int, ...], int] | None] = []
@@ -442,10 +446,15 @@ def _expand_plan(m: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     return tuple([0] * lead + tail), 0
 
 
-def _empty(shape: tuple[int, ...], dtype: Any, dev: Any) -> Any:
-    import ember
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
-    return ember.empty(shape, dtype=dtype, device=dev)
+
+def _empty(shape: tuple[int, ...], dtype: Any, dev: Any) -> Any:
+    return new_empty(shape, dtype, dev)
 
 
 def fuse(graph: Graph) -> int:
@@ -482,6 +491,11 @@ def fuse(graph: Graph) -> int:
                 outputs=tuple(outs_ix),
                 out_dtypes=tuple(out_dtypes),
                 reduce=Reduce(g.reduce[0], len(g.reduce[1])) if g.reduce is not None else None,
+                scalars=tuple(
+                    i
+                    for i, v in enumerate(g.loads)
+                    if v.meta is not None and _numel(v.meta.shape) == 1 and _numel(g.shape) > 1
+                ),
             )
         )
     by_device: dict[str, list[int]] = {}

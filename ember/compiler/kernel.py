@@ -121,6 +121,9 @@ class FusedKernel:
     outputs: tuple[int, ...]
     out_dtypes: tuple[str, ...]
     reduce: Reduce | None = None
+    #: inputs holding one element, broadcast over the whole index space (strides all 0):
+    #: a device may read them once instead of per element (a hint; ignoring it is right)
+    scalars: tuple[int, ...] = ()
 
     def source_key(self) -> str:
         """A stable text naming this kernel (for on-disk caches): same kernel, same key."""

@@ -117,7 +117,11 @@ def _dispatching(op: Any) -> Callable[..., Any]:
 
 def _empty_like(t: Any) -> Callable[[], Any]:
     """A function allocating an uninitialised tensor with ``t``'s layout and device."""
-    shape, stride, dtype, dev = tuple(t._shape), tuple(t._stride), t._dtype, t._device
+    from ember.operators.drivers import new_empty
+
+    shape, stride, dtype, dev = Size(t._shape), tuple(t._stride), t._dtype, t._device
+    if t.is_contiguous():
+        return lambda: new_empty(shape, dtype, dev)
 
     def empty() -> Any:
         import ember

@@ -40,6 +40,7 @@ from typing import Any
 from .graph import Graph, Input, Node, Value, map_values
 
 __all__ = [
+    "elide_copies",
     "hoist_scalars",
     "overwritten_inputs",
     "alias_roots",
@@ -336,3 +337,58 @@ def hoist_scalars(graph: Graph) -> int:
             moved += 1
     graph.nodes = order
     return moved
+
+
+def elide_copies(graph: Graph) -> int:
+    """``copy_(buf, src)`` into a buffer allocated for it (an ``empty`` input) from a value
+    nothing else reads afterwards, with the same layout: later nodes read ``src`` itself
+    (autograd clones a gradient into ``.grad`` this way). Returns how many were elided."""
+    empty = {i.value.index: i for i in graph.inputs if i.kind == "empty"}
+    if not empty:
+        return 0
+    roots = alias_roots(graph)
+    outputs = {v.index for v in graph.output_values()}
+    last_read: dict[int, int] = {}  # by memory root: a view's reads are its root's
+    for pos, n in enumerate(graph.nodes):
+        for v in n.inputs():
+            last_read[roots.get(v.index, v.index)] = pos
+    written_later = {roots.get(v.index, v.index) for n in graph.nodes for v in _written(n)}
+    made_by_node = {v.index for n in graph.nodes for v in n.outs if v is not None}
+    rename: dict[int, Value] = {}
+    kept: list[Node] = []
+    elided = 0
+    for pos, n in enumerate(graph.nodes):
+        if rename:
+            n.args = tuple(map_values(a, lambda v: rename.get(v.index, v)) for a in n.args)
+        if (
+            n.fused is None
+            and n.op.schema.name.name == "copy_"
+            and len(n.args) >= 2
+            and isinstance(n.args[0], Value)
+            and isinstance(n.args[1], Value)
+        ):
+            buf, src = n.args[0], n.args[1]
+            if (
+                buf.index in empty
+                and src.index in made_by_node
+                and src.index not in outputs
+                and roots.get(src.index, src.index) in made_by_node
+                and roots.get(src.index, src.index) not in written_later
+                and last_read.get(roots.get(src.index, src.index)) == pos
+                and src.meta is not None
+                and buf.meta is not None
+                and (src.meta.shape, src.meta.stride, src.meta.dtype, src.meta.device)
+                == (buf.meta.shape, buf.meta.stride, buf.meta.dtype, buf.meta.device)
+            ):
+                rename[buf.index] = src
+                elided += 1
+                continue
+        kept.append(n)
+    if rename:
+        graph.nodes = kept
+        graph.inputs = [i for i in graph.inputs if i.value.index not in rename]
+        graph.output = map_values_deep(graph.output, rename)
+        for s in graph.side_effects:
+            if s.value is not None:
+                s.value = rename.get(s.value.index, s.value)
+    return elided
