@@ -133,6 +133,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the split, the weights, the order")
     p.add_argument("--out", default="demo_out", help="folder for the checkpoint and the plot")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--compile", action="store_true", help="train with the step compiled by ember.compile"
+    )
     return p
 
 
@@ -184,6 +187,17 @@ def main(argv: list[str] | None = None) -> float:
         + (f", {world} ranks" if distributed else "")
     )
 
+    def train_step(xb: ember.Tensor, yb: ember.Tensor) -> ember.Tensor:
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+        return loss
+
+    # --compile: forward, backward and the AdamW update as one compiled graph (the
+    # scheduler's learning rate is read each step: Note [Live values] in ember.compiler)
+    step = ember.compile(train_step) if args.compile else train_step
+
     history: dict[str, list[float]] = {
         k: [] for k in ("train_loss", "test_loss", "train_acc", "test_acc")
     }
@@ -196,10 +210,7 @@ def main(argv: list[str] | None = None) -> float:
         )
         for xb, yb in bar:
             xb, yb = xb.to(device), yb.to(device)
-            opt.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            opt.step()
+            loss = step(xb, yb)
             sched.step()
             bar.set_postfix(loss=f"{loss.item():.3f}")
         tr_loss, tr_acc = evaluate(model, x_train, y_train)
@@ -211,6 +222,11 @@ def main(argv: list[str] | None = None) -> float:
             f"held-out loss {te_loss:.4f}  acc {te_acc:.3f}"
         )
     elapsed = time.perf_counter() - start
+    if args.compile:
+        log(
+            f"compiled step: {step.compiled_graphs} graph(s) (one per batch size), "
+            f"{step.eager_signatures} eager"
+        )
     if distributed:
         model = model.module  # type: ignore[assignment]  # the replica, equal on every rank
         if rank != 0:

@@ -105,3 +105,24 @@ def test_mypy_clean():
         [sys.executable, "-m", "mypy", "ember"], capture_output=True, text=True, cwd=ROOT
     )
     assert r.returncode == 0, r.stdout[-3000:]
+
+
+def test_demo_with_a_compiled_step_trains_to_the_same_accuracy(tmp_path):
+    """``examples/demo.py --compile``: forward, backward and AdamW under OneCycleLR as one
+    compiled graph, with no graph break or unstable-graph warning (issue 13, item 7)."""
+    accs = []
+    for flag in ([], ["--compile"]):
+        r = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "demo.py"), "--epochs", "2", "--no-progress"]
+            + ["--out", str(tmp_path / f"out{len(flags := flag)}")]
+            + flags,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "ember.compile" not in r.stderr, r.stderr
+        accs.append(float(re.search(r"held-out accuracy ([0-9.]+)", r.stdout).group(1)))
+    assert accs[1] == pytest.approx(accs[0], abs=0.011)
+    assert "compiled step: 2 graph(s) (one per batch size), 0 eager" in r.stdout

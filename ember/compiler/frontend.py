@@ -276,6 +276,16 @@ class CompiledFunction:
         if module is None and hasattr(fn, "__code__"):
             functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
+    @property
+    def compiled_graphs(self) -> int:
+        """How many call signatures of this function run a compiled graph."""
+        return sum(1 for e in self.entries.values() if e.run is not None)
+
+    @property
+    def eager_signatures(self) -> int:
+        """How many call signatures run eagerly (a graph break, an unstable graph)."""
+        return sum(1 for e in self.entries.values() if e.eager)
+
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         m = self._module
         return (
