@@ -465,6 +465,7 @@ def fuse(graph: Graph) -> int:
     stored = _stored(graph, groups)
     kernels = []
     for g, keep in zip(groups, stored):
+        outputs: tuple[int, ...]
         if g.reduce is not None:  # the reduction's operand is what the kernel stores
             outputs = (g.current[g.nodes[-1].args[0].index],)  # type: ignore[union-attr]
         else:

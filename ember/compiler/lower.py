@@ -52,9 +52,9 @@ def last_uses(graph: Graph) -> dict[int, list[Value]]:
     for pos, n in enumerate(graph.nodes):
         for v in n.inputs():
             last[v.index] = (pos, v)
-        for v in n.outs:
-            if v is not None and v.index not in last:
-                last[v.index] = (pos, v)  # never read: dropped where it is made
+        for o in n.outs:
+            if o is not None and o.index not in last:
+                last[o.index] = (pos, o)  # never read: dropped where it is made
     out: dict[int, list[Value]] = {}
     for idx, (pos, v) in last.items():
         if idx not in keep:
