@@ -280,15 +280,17 @@ def _host_read(t: Tensor, what: str) -> None:
         cap.stop(f"a traced tensor's values were read into Python ({what})")
 
 
-def _flat_tensors(x: Any, out: list[Tensor]) -> None:
+def flat_tensors(x: Any, out: list[Tensor]) -> None:
+    """Append the tensors in ``x`` (lists, tuples and dicts walked) to ``out``, in order:
+    the order of a compiled function's flattened arguments ``A``."""
     if isinstance(x, Tensor):
         out.append(x)
     elif isinstance(x, (list, tuple)):
         for a in x:
-            _flat_tensors(a, out)
+            flat_tensors(a, out)
     elif isinstance(x, dict):
         for a in x.values():
-            _flat_tensors(a, out)
+            flat_tensors(a, out)
 
 
 def capture(
@@ -313,7 +315,7 @@ def capture(
         ) from None
     cap = Capture()
     flat: list[Tensor] = []
-    _flat_tensors((args, kwargs), flat)
+    flat_tensors((args, kwargs), flat)
     for i, t in enumerate(flat):
         cap.add_arg(t, i)
     _active[0] = cap
@@ -355,7 +357,7 @@ def _differentiate(cap: Capture, result: Any, args: list[Tensor]) -> None:
     if not grad_mode.is_grad_enabled():
         return
     outs: list[Tensor] = []
-    _flat_tensors(result, outs)
+    flat_tensors(result, outs)
     outs = [t for t in outs if t._requires_grad and id(t) in cap.values]
     if not outs:
         return

@@ -69,6 +69,7 @@ from ember.dispatcher.compiling import state as _compiling
 
 from . import backends
 from .capture import GraphBreak, capture
+from .capture import flat_tensors as _flat
 from .graph import Graph, Value
 
 __all__ = ["compile", "config", "CompiledFunction", "reset"]
@@ -168,17 +169,6 @@ def _sig(x: Any) -> Any:
     except TypeError:
         return (type(x), id(x))
     return (type(x), x)
-
-
-def _flat(x: Any, out: list[Tensor]) -> None:
-    if isinstance(x, Tensor):
-        out.append(x)
-    elif isinstance(x, (list, tuple)):
-        for a in x:
-            _flat(a, out)
-    elif isinstance(x, dict):
-        for a in x.values():
-            _flat(a, out)
 
 
 def _graph_signature(g: Graph) -> Any:
