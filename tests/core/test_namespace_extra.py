@@ -451,14 +451,22 @@ def test_set_default_tensor_type():
 
 
 # -- compile and jit --------------------------------------------------------------------------
-def test_compile_returns_its_argument_in_every_form():
+def test_compile_works_in_every_form_and_disable_returns_the_argument():
     def f(x):
         return x + 1
 
     m = ember.nn.Linear(2, 2)
-    assert ember.compile(f) is f and ember.compile(m) is m
-    assert ember.compile(mode="max-autotune")(f) is f
-    assert ember.compile(fullgraph=True, dynamic=False, backend="eager")(f) is f
+    x = ember.ones(2)
+    for g in (
+        ember.compile(f),
+        ember.compile(mode="max-autotune")(f),
+        ember.compile(fullgraph=True, dynamic=False, backend="eager")(f),
+    ):
+        assert [g(x).tolist() for _ in range(3)][-1] == [2.0, 2.0]
+        assert g.__name__ == "f" and g.__wrapped__ is f
+    cm = ember.compile(m)
+    assert cm._orig_mod is m and isinstance(cm, ember.nn.Module)
+    assert ember.compile(f, disable=True) is f and ember.compile(m, disable=True) is m
 
     @ember.compile
     def g(x):

@@ -62,6 +62,10 @@ class Plugin:
     def ember_register_kernels(self, device_type, library):
         for name, fn in KERNELS.items():
             library.impl(name, fn, device_type)
+    @P.hookimpl
+    def ember_compiler_backend(self):  # the object serves ember.compilers too
+        from ember.compiler.lower import lower
+        return lambda graph, example_inputs: lower(graph)
 
 plugin = Plugin()
 """
