@@ -731,7 +731,9 @@ def _wrap(g: _Gen, cfn: Any, from_buffer: Callable[[Any], Any]) -> Callable[...,
     if code is None:  # one per arity: kernels of the same shape share it
         code = _WRAPPERS[src] = compile(src, "<ember_cpu fused kernel>", "exec")
     exec(code, ns)
-    return ns["run"]
+    run = ns["run"]
+    run.source = g.source  # the kernel's C, for EMBER_COMPILE_DEBUG
+    return run  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------------------

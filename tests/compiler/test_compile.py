@@ -427,3 +427,15 @@ def test_new_batch_sizes_compile_from_one_capture_and_do_not_count_as_recompiles
         for _ in range(3):
             static(ember.ones(b))
     assert static._cache.resized == 0
+
+
+def test_ember_compile_debug_writes_to_ember_debug(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBER_COMPILE_DEBUG", "1")
+    monkeypatch.chdir(tmp_path)
+    cf = ember.compile(lambda a: (a + 1).relu() * 2)
+    for _ in range(3):
+        cf(ember.ones(4))
+    files = os.listdir(tmp_path / "ember_debug")
+    assert any(f.endswith(".graph.txt") for f in files) and any(f.endswith(".py") for f in files)
+    kernels = [f for f in files if ".kernel" in f]
+    assert kernels and "fk" in (tmp_path / "ember_debug" / kernels[0]).read_text()
