@@ -135,7 +135,9 @@ def run_backward(
         deps = _dependencies([n for n, _ in roots])
     else:
         needed = _reachable([n for n, _ in roots], capture_nodes)
-        deps = dict.fromkeys(needed, 0)
+        # in the order of a walk from the roots, not a set's (id-hash) order: the nodes
+        # run in the same order every time (ember.compile compares two captures' graphs)
+        deps = {n: 0 for n in _dependencies([n for n, _ in roots]) if n in needed}
         for n in needed:
             for e in n.next_edges:
                 if e is not None and e[0] in deps:

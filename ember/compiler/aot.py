@@ -132,7 +132,9 @@ def compile_with_autograd(
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
             gs = [g for g, d in zip(grads, out_diff) if d]
-            gs = [g if g is not None else _zeros(m) for g, m in zip(gs, tangent_metas)]
+            # the backward graph was captured with contiguous tangents (its views rebuild
+            # from recorded strides): an expanded or strided gradient is made contiguous
+            gs = [_tangent(g, m) for g, m in zip(gs, tangent_metas)]
             res = bwd([*ctx.sv, *gs])
             del ctx.sv
             return (None, *res)
@@ -167,6 +169,17 @@ def _ref_obj(g: Graph, v: Value) -> Any:
         if i.value is v and i.kind in ("ref", "fresh"):
             return i.obj
     return None
+
+
+def _tangent(g: Any, meta: Any) -> Tensor:
+    """An incoming gradient in the layout and dtype the backward graph was captured with."""
+    if g is None:
+        return _zeros(meta)
+    if g._stride != meta.stride or g._dtype is not meta.dtype:
+        g = g.to(meta.dtype).contiguous()
+        if g._stride != meta.stride:  # a size-1 dim's stride: rebuild with the captured one
+            g = g.as_strided(meta.shape, meta.stride)
+    return g  # type: ignore[no-any-return]
 
 
 def _zeros(meta: Any) -> Tensor:

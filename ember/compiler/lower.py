@@ -83,8 +83,10 @@ class _Source:
             return "(" + "".join(self.expr(x) + ", " for x in a) + ")"
         if isinstance(a, dict):
             return "{" + ", ".join(f"{k!r}: {self.expr(v)}" for k, v in a.items()) + "}"
-        if isinstance(a, _INLINE) or (isinstance(a, float) and a == a and abs(a) != float("inf")):
+        if isinstance(a, _INLINE) and type(a) in (int, bool, str, type(None)):
             return repr(a)
+        if isinstance(a, float) and a == a and abs(a) != float("inf"):
+            return repr(float(a))  # numpy's float64 prints as np.float64(...)
         return self.bind("c", a)
 
 

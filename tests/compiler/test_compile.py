@@ -439,3 +439,21 @@ def test_ember_compile_debug_writes_to_ember_debug(tmp_path, monkeypatch):
     assert any(f.endswith(".graph.txt") for f in files) and any(f.endswith(".py") for f in files)
     kernels = [f for f in files if ".kernel" in f]
     assert kernels and "fk" in (tmp_path / "ember_debug" / kernels[0]).read_text()
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "ember"])
+def test_the_compiled_backward_takes_gradients_of_any_layout(backend):
+    # out.sum() hands the backward an expanded (stride 0) gradient, out.t() a transposed one;
+    # the backward graph was captured with contiguous ones (its views use recorded strides)
+    m = ember.nn.Sequential(ember.nn.Linear(8, 8), ember.nn.Tanh(), ember.nn.Linear(8, 4))
+    cm = ember.compile(m, backend=backend)
+    x = ember.randn(2, 5, 8)
+    for consume in (lambda o: o.sum(), lambda o: (o.t() * ember.arange(2.0)).sum()):
+        for _ in range(5):
+            grads = []
+            for mod in (cm, m):
+                m.zero_grad()
+                consume(mod(x[:, 0])).backward()
+                grads.append([p.grad.clone() for p in m.parameters()])
+            for a, b in zip(*grads):
+                ember.testing.assert_close(a, b)

@@ -25,6 +25,7 @@ from typing import Any
 
 import ember
 from ember.core.tensor import Tensor
+from ember.dispatcher.compiling import is_compiling
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.activation import Dropout
@@ -223,7 +224,12 @@ class TransformerEncoderLayer(Module):
 
 
 def _is_causal_mask(mask: Tensor) -> bool:
-    """Whether ``mask`` is exactly the square subsequent mask (float or bool form)."""
+    """Whether ``mask`` is exactly the square subsequent mask (float or bool form).
+
+    Only a hint (the mask is applied either way): under ``ember.compile`` capture it is not
+    checked, since reading the comparison back would end the graph."""
+    if is_compiling():
+        return False
     n = mask.shape[-1]
     if mask.ndim != 2 or mask.shape[0] != n:
         return False
