@@ -62,6 +62,7 @@ from ember.operators import forms as _api
 from ember.operators import math_forms as _math_forms
 from ember.operators import misc_forms as _api_extra
 from ember.operators import registration as _registration
+from ember.operators.dlpack import from_dlpack
 from ember.operators.factories import as_tensor, from_numpy, tensor
 from ember.operators.forms import (
     all,
@@ -217,6 +218,7 @@ __all__ = sorted(
         "Generator",
         "tensor",
         "as_tensor",
+        "from_dlpack",
         "from_numpy",
         "manual_seed",
         "seed",

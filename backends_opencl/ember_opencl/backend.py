@@ -17,6 +17,9 @@ from ember_opencl import _runtime as rt
 
 __all__ = ["OpenCLBackend", "OpenCLGenerator", "DEFAULT_SEED"]
 
+#: DLPack's device type of OpenCL devices (``kDLOpenCL`` in ``dlpack.h``).
+KDL_OPENCL = 4
+
 #: The seed of an unseeded generator (PyTorch's default CPU seed, for a familiar start).
 DEFAULT_SEED = 67280421310721
 
@@ -71,6 +74,28 @@ class OpenCLBackend(DeviceBackend):
         if devs and not all(d.fp64 for d in devs):
             dtypes = tuple(d for d in dtypes if d != "float64")
         return Capabilities(dtypes=dtypes)
+
+    def dlpack_device(self, dev: Any) -> tuple[int, int]:
+        """``(kDLOpenCL, index)``: DLPack's device type 4 and the device's index."""
+        return (KDL_OPENCL, dev.index or 0)
+
+    def to_dlpack(
+        self,
+        tensor: Any,
+        *,
+        stream: int | None,
+        max_version: tuple[int, int] | None,
+        copy: bool | None,
+    ) -> Any:
+        # A DLPack kDLOpenCL tensor's ``data`` is a cl_mem handle in the producer's own
+        # context; a consumer outside this process's pyopencl context (numpy, torch) can
+        # neither read it nor keep it alive, so nothing is exported by pointer.
+        raise BufferError(
+            f"cannot export a tensor on '{tensor.device}' through DLPack: OpenCL buffers "
+            "are not shareable by pointer; copy it to host memory with .cpu() (or ask the "
+            "consumer for the CPU: np.from_dlpack(t, device='cpu') / "
+            "t.__dlpack__(dl_device=(1, 0)))"
+        )
 
     def _dev(self, dev: Any) -> rt.OpenCLDevice:
         return rt.devices()[dev.index or 0]

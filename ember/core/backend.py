@@ -17,7 +17,21 @@ Must always hold:
   accelerator (PyTorch's ``torch.accelerator``: CUDA, XPU, PrivateUse1, ...); the default
   False leaves it an ordinary device (the CPU, a numpy-backed test device);
 * ``Capabilities.ops`` is the core's to fill: a backend that lists operators there
-  without registering their kernels is warned once when its plugin loads.
+  without registering their kernels is warned once when its plugin loads;
+* ``dlpack_device``/``to_dlpack`` are the device's part of DLPack (Note [DLPack export]):
+  a host-memory device needs neither; any other device declares its DLPack device type
+  and, if its memory can be shared by pointer, builds its own capsule.
+
+Note [DLPack export]
+    ``Tensor.__dlpack_device__`` returns ``backend.dlpack_device(dev)``;
+    ``Tensor.__dlpack__`` (``ember/operators/dlpack.py``) checks what every device shares
+    (requires_grad, ``stream``'s type, ``dl_device``, ``copy``), then asks
+    ``backend.to_dlpack(tensor, ...)`` for a capsule. A backend returning None leaves the
+    capsule to the core, which can build it only for ``host_memory`` devices (through a
+    zero-copy numpy view of the storage); for any other device the export fails with a
+    ``BufferError`` that names the device and says to use ``.cpu()``. A CUDA plugin
+    answers ``(kDLCUDA=2, index)`` and returns the capsule its array library makes
+    (CuPy's ``__dlpack__``), honouring ``stream``.
 
 Note [Kernel contract checks]
     A plugin's kernels are checked once, cheaply, so a broken contract fails loudly
@@ -43,6 +57,9 @@ import numpy as np
 from ember.core.device import device
 
 __all__ = ["DeviceBackend", "Capabilities", "PLUGIN_API_VERSION"]
+
+#: DLPack's ``kDLCPU`` device type (``ember.utils.dlpack.DLDeviceType`` lists them all).
+KDLCPU = 1
 
 #: Bumped when the contract changes incompatibly; plugins declare the version they target.
 PLUGIN_API_VERSION = 1
@@ -158,6 +175,53 @@ class DeviceBackend:
     def environment(self) -> dict[str, str]:
         """Facts for ``python -m ember info`` (library versions, device names, ...)."""
         return {}
+
+    # -- DLPack (Note [DLPack export]) ---------------------------------------------------------
+    def dlpack_device(self, dev: device) -> tuple[int, int]:
+        """DLPack's ``(device_type, device_id)`` of ``dev``: what ``__dlpack_device__`` returns.
+
+        The default answers ``(1, 0)`` (``kDLCPU``) for a ``host_memory`` device and raises
+        ``BufferError`` otherwise. Override it with your device's DLPack type
+        (``kDLCUDA = 2``, ``kDLOpenCL = 4``, ``kDLROCM = 10``, ...; DLPack's ``dlpack.h``)
+        and index, even if the memory cannot be exported (``to_dlpack`` then says why).
+
+        Examples:
+            >>> import ember
+            >>> from ember.plugins import DeviceBackend
+            >>> class Host(DeviceBackend):
+            ...     host_memory = True
+            >>> Host().dlpack_device(ember.device("cpu"))
+            (1, 0)
+        """
+        if self.host_memory:
+            return (KDLCPU, 0)
+        raise BufferError(
+            f"device '{dev}' declares no DLPack device type (its backend "
+            f"{type(self).__name__} does not implement dlpack_device()); copy the tensor to "
+            "host memory with .cpu() first"
+        )
+
+    def to_dlpack(
+        self,
+        tensor: Any,
+        *,
+        stream: int | None,
+        max_version: tuple[int, int] | None,
+        copy: bool | None,
+    ) -> Any:
+        """A DLPack capsule of ``tensor`` (on this device), or None to leave it to the core.
+
+        Called by ``Tensor.__dlpack__`` after the checks every device shares (the tensor
+        does not require grad; ``dl_device`` is this device). Return a ``"dltensor"``
+        capsule (DLPack 0.x, when ``max_version`` is None or below ``(1, 0)``) or a
+        ``"dltensor_versioned"`` one, whose deleter keeps the memory alive until the
+        consumer is done; make work queued on the device visible to ``stream`` (a CUDA
+        stream pointer, or None: the legacy default stream) first; copy when ``copy`` is
+        True; raise ``BufferError`` if the memory cannot be shared (when ``copy`` is False
+        and a copy would be needed, too). The default returns None: the core exports
+        ``host_memory`` devices itself and refuses the others, naming ``.cpu()``.
+        """
+        return None
 
     # -- compiler -----------------------------------------------------------------------------
     def compile_kernel(self, kernel: Any) -> Any:

@@ -40,6 +40,7 @@ __all__ = [
     "max",
     "min",
     "require_cuda",
+    "to_dlpack",
 ]
 
 
@@ -92,3 +93,5 @@ max: Callable[..., Any] = _slot("max", "ember.operators.matmul")  # noqa: A001 -
 min: Callable[..., Any] = _slot("min", "ember.operators.matmul")  # noqa: A001 - the method's name
 #: raise unless a ``cuda`` device plugin is usable (ember/cuda, wired by ember/__init__.py)
 require_cuda: Callable[[], None] = _slot("require_cuda", "ember.cuda")
+#: ``Tensor.__dlpack__`` (ember/operators/dlpack.py; Note [DLPack export])
+to_dlpack: Callable[..., Any] = _slot("to_dlpack", "ember.operators.dlpack")

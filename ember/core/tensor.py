@@ -642,6 +642,42 @@ class Tensor(TensorMethods):
         arr = _host_view(self)
         return arr.copy() if force else arr
 
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule sharing this tensor's memory (the array API's ``__dlpack__``).
+
+        A versioned ``"dltensor_versioned"`` capsule when ``max_version >= (1, 0)``, the
+        legacy ``"dltensor"`` one otherwise; ``copy=True`` exports a copy, ``copy=False``
+        raises ``BufferError`` where a copy would be needed (Note [DLPack export]).
+
+        Examples:
+            >>> import ember, numpy as np
+            >>> x = ember.arange(3.)
+            >>> a = np.from_dlpack(x); a[0] = 7
+            >>> x, a.ctypes.data == x.data_ptr()
+            (tensor([7., 1., 2.]), True)
+        """
+        return providers.to_dlpack(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """DLPack's ``(device_type, device_id)`` of the tensor's device (``(1, 0)`` on cpu).
+
+        Examples:
+            >>> import ember
+            >>> ember.zeros(2).__dlpack_device__()
+            (1, 0)
+        """
+        dl = providers.backend(self._device.type).dlpack_device(self._device)
+        return (int(dl[0]), int(dl[1]))
+
     def _host_values(self) -> np.ndarray:
         """Values on the host for printing and tolist (bfloat16 widened to float32)."""
         if host_read_hook[0] is not None:

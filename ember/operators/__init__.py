@@ -15,6 +15,7 @@ index_drivers          drivers of the indexing, scatter and sort primitives
 nn_drivers             drivers of the nn primitives (im2col, softmax, norms, ...)
 views                  views and ``x[i]``/``x[i] = v`` (basic and advanced indexing)
 factories              ``tensor``, ``zeros``, ``arange``, ``full``, ... and copies
+dlpack                 ``Tensor.__dlpack__`` and ``from_dlpack`` (``ember.utils.dlpack``)
 elementwise            elementwise composites (``sigmoid``, ``hypot``, ``logit``, ...)
 reduction              reductions, scans, order statistics (``var``, ``cumsum``, ``median``)
 shape_basic            cat/stack/split, flip/roll/repeat/tril, softmax, logsumexp, scans

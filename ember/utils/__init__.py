@@ -12,11 +12,11 @@ from ember.utils import checkpoint, data
 
 __all__ = ["data", "checkpoint"]
 
-_LAZY = ("tensorboard", "hooks", "model_zoo")
+_LAZY = ("tensorboard", "hooks", "model_zoo", "dlpack")
 
 
 def __getattr__(name: str) -> Any:
-    # torch.utils.tensorboard / hooks / model_zoo, imported on first use
+    # torch.utils.tensorboard / hooks / model_zoo / dlpack, imported on first use
     if name in _LAZY:
         import importlib
 

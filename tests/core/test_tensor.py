@@ -359,6 +359,7 @@ def test_public_names_are_pinned():
         "floor_divide",
         "fmod",
         "frac",
+        "from_dlpack",
         "from_numpy",
         "full",
         "full_like",
