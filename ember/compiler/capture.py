@@ -218,6 +218,10 @@ class Capture:
             self.broken = GraphBreak(reason, user_line())
 
 
+class TracerBusy(RuntimeError):
+    """Capture is impossible now: another tool (the profiler) holds the Tracer key."""
+
+
 _active: list[Capture | None] = [None]
 _AUTOGRAD = dk.Autograd.mask
 
@@ -309,7 +313,7 @@ def capture(
         handle = library.fallback(_record, "Tracer")
     except RuntimeError as e:
         state.capturing = False
-        raise RuntimeError(
+        raise TracerBusy(
             f"ember.compile cannot capture while another tool holds the Tracer key "
             f"(the profiler does while it runs): {e}"
         ) from None

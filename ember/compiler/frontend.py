@@ -68,7 +68,7 @@ from ember.dispatcher.compiling import epoch as _epoch
 from ember.dispatcher.compiling import state as _compiling
 
 from . import backends
-from .capture import GraphBreak, capture
+from .capture import GraphBreak, TracerBusy, capture
 from .capture import flat_tensors as _flat
 from .graph import Graph, Value
 
@@ -347,7 +347,12 @@ class CompiledFunction:
     def _capture(self, key: Any, entry: _Entry, args: tuple[Any, ...], kwargs: Any) -> Any:
         if self._backend is None:
             self._backend = backends.lookup(self._backend_arg)
-        result, cap = capture(self._fn, args, kwargs, joint=getattr(self._backend, "aot", False))
+        try:
+            result, cap = capture(
+                self._fn, args, kwargs, joint=getattr(self._backend, "aot", False)
+            )
+        except TracerBusy:  # under the profiler: this call runs eagerly, capture waits
+            return self._fn(*args, **kwargs)
         if cap.broken is not None:
             self._break(entry, cap.broken)
             return result

@@ -457,3 +457,15 @@ def test_the_compiled_backward_takes_gradients_of_any_layout(backend):
                 grads.append([p.grad.clone() for p in m.parameters()])
             for a, b in zip(*grads):
                 ember.testing.assert_close(a, b)
+
+
+def test_under_the_profiler_a_compiled_function_runs_eagerly_then_compiles_after():
+    cf = ember.compile(lambda a: a.exp() + 1, backend="eager")
+    with ember.autograd.profiler.profile() as prof:
+        for _ in range(3):
+            assert cf(ember.zeros(2)).tolist() == [2.0, 2.0]
+    assert any("exp" in e.name for e in prof.function_events)  # it ran, and was profiled
+    assert cf.compiled_graphs == 0
+    for _ in range(3):
+        assert cf(ember.zeros(2)).tolist() == [2.0, 2.0]
+    assert cf.compiled_graphs == 1
