@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +109,7 @@ class Capture:
     born: set[int] = field(default_factory=set)
     #: id(storage) -> the first recorded tensor on it (a base for views made in Python)
     by_storage: dict[int, Any] = field(default_factory=dict)
+    thread: int = field(default_factory=threading.get_ident)
 
     def value_of(self, t: Tensor) -> Value:
         """The Value of ``t``, adding it as an input if capture has not seen it: by reference
@@ -274,7 +276,7 @@ def _tensors_of(out: Any) -> list[Tensor]:
 
 def _storage_made(st: Any) -> None:
     cap = _active[0]
-    if cap is not None:
+    if cap is not None and cap.thread == threading.get_ident():  # not another thread's
         cap.storage_made(st)
 
 
