@@ -81,7 +81,7 @@ class Adadelta(Optimizer):
                         st["step"] = _scalar(0.0)
                         st["square_avg"] = ember.zeros_like(p)
                         st["acc_delta"] = ember.zeros_like(p)
-                    self._step_count(st, p)
+                    self._step_count(st, p, value=False)
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
                     sq, acc = st["square_avg"], st["acc_delta"]

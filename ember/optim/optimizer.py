@@ -207,12 +207,14 @@ class Optimizer:
         return compiling.live_value(t, lambda: group[key][index])  # type: ignore[no-any-return]
 
     @staticmethod
-    def _step_count(state: dict[str, Any], p: Tensor) -> float:
-        """Increment and return the parameter's step (a float32 0-dim tensor, as PyTorch)."""
+    def _step_count(state: dict[str, Any], p: Tensor, value: bool = True) -> float:
+        """Increment the parameter's step (a float32 0-dim tensor, as PyTorch) and return
+        it; with ``value=False`` (an optimizer whose update does not use it) nothing is
+        read back, so ``ember.compile`` can capture the step."""
         if "step" not in state:
             state["step"] = ember.tensor(0.0, dtype=ember.float32)
         state["step"].add_(1)
-        return float(state["step"].item())
+        return float(state["step"].item()) if value else 0.0
 
 
 def _copy_tree(obj: Any) -> Any:

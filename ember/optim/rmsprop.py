@@ -59,7 +59,7 @@ class RMSprop(Optimizer):
                             st["momentum_buffer"] = ember.zeros_like(p)
                         if g["centered"]:
                             st["grad_avg"] = ember.zeros_like(p)
-                    self._step_count(st, p)
+                    self._step_count(st, p, value=False)
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
                     sq = st["square_avg"]

@@ -64,7 +64,7 @@ class SGD(Optimizer):
                         grad = -grad
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
-                    if mom != 0:
+                    if g["momentum"] != 0:  # (mom may be a live tensor: no bool() of it)
                         st = self.state[p]
                         buf = st.get("momentum_buffer")
                         if buf is None:

@@ -168,6 +168,8 @@ def _mlp():
         lambda p: ember.optim.SGD(p, lr=0.1, momentum=0.9),
         lambda p: ember.optim.Adam(p, lr=1e-2),
         lambda p: ember.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
+        lambda p: ember.optim.RMSprop(p, lr=1e-2, momentum=0.5),
+        lambda p: ember.optim.Adadelta(p),
     ],
 )
 def test_a_whole_training_step_matches_eager(backend, opt):
@@ -193,6 +195,7 @@ def test_a_whole_training_step_matches_eager(backend, opt):
     for a, b in zip(pe, pc):
         ember.testing.assert_close(b, a, rtol=1e-5, atol=1e-6)
     assert all(p.grad is not None for p in mc.parameters())
+    assert f.compiled_graphs == 1  # forward, backward and the update: one graph
 
 
 def test_load_state_dict_and_in_place_updates_are_seen_without_recompiling():
