@@ -140,7 +140,7 @@ class Adamax(Optimizer):
                     m.lerp_(grad, 1 - beta1)
                     u.copy_(ember.maximum(u.mul_(beta2), grad.abs().add_(eps)))
                     clr = lr / (1 - beta1**step)
-                    p.add_(m / u, alpha=-clr)
+                    self._add_scaled(p, m / u, -clr)
         return loss
 
 

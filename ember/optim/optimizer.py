@@ -192,6 +192,15 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return self.__dict__
 
+    @staticmethod
+    def _add_scaled(p: Tensor, t: Tensor, alpha: Any) -> None:
+        """``p += alpha * t``; ``alpha`` may be a tensor (under ``ember.compile`` capture,
+        where the step count, and so a step size derived from it, stays a tensor)."""
+        if isinstance(alpha, Tensor):
+            p.add_(t * alpha)
+        else:
+            p.add_(t, alpha=alpha)
+
     def _live(self, group: dict[str, Any], key: str, index: int | None = None) -> Tensor:
         """``group[key]`` (or ``group[key][index]``) as a 0-dim tensor the compiled step
         reads by reference and refreshes before each run (Note [Live values])."""
@@ -214,7 +223,11 @@ class Optimizer:
         if "step" not in state:
             state["step"] = ember.tensor(0.0, dtype=ember.float32)
         state["step"].add_(1)
-        return float(state["step"].item()) if value else 0.0
+        if not value:
+            return 0.0
+        if compiling.is_compiling():  # the tensor itself: reading it would end the graph
+            return state["step"]  # type: ignore[no-any-return]
+        return float(state["step"].item())
 
 
 def _copy_tree(obj: Any) -> Any:

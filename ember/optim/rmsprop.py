@@ -117,5 +117,5 @@ class Adagrad(Optimizer):
                     clr = g["lr"] / (1 + (step - 1) * g["lr_decay"])
                     st["sum"].add_(grad * grad)
                     std = st["sum"].sqrt().add_(g["eps"])
-                    p.add_(grad / std, alpha=-clr)
+                    self._add_scaled(p, grad / std, -clr)
         return loss

@@ -170,6 +170,8 @@ def _mlp():
         lambda p: ember.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
         lambda p: ember.optim.RMSprop(p, lr=1e-2, momentum=0.5),
         lambda p: ember.optim.Adadelta(p),
+        lambda p: ember.optim.Adagrad(p, lr=1e-2, lr_decay=0.01),
+        lambda p: ember.optim.Adamax(p, lr=1e-2),
     ],
 )
 def test_a_whole_training_step_matches_eager(backend, opt):
