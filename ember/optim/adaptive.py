@@ -71,7 +71,7 @@ class Adadelta(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad():
             for g in self.param_groups:
-                lr, rho, eps, wd = g["lr"], g["rho"], g["eps"], g["weight_decay"]
+                lr, rho, eps, wd = self._hyper(g, "lr"), g["rho"], g["eps"], g["weight_decay"]
                 for p in _params_with_grad(g):
                     grad: Any = p.grad
                     if g["maximize"]:
@@ -89,7 +89,7 @@ class Adadelta(Optimizer):
                     std = sq.add(eps).sqrt_()
                     delta = acc.add(eps).sqrt_().div_(std).mul_(grad)
                     acc.mul_(rho).add_(delta * delta, alpha=1 - rho)
-                    p.add_(delta, alpha=-lr)
+                    self._add_scaled(p, delta, -lr)
         return loss
 
 
@@ -123,7 +123,8 @@ class Adamax(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad():
             for g in self.param_groups:
-                (beta1, beta2), lr, eps, wd = g["betas"], g["lr"], g["eps"], g["weight_decay"]
+                (beta1, beta2), eps, wd = g["betas"], g["eps"], g["weight_decay"]
+                lr = self._hyper(g, "lr")
                 for p in _params_with_grad(g):
                     grad: Any = p.grad
                     if g["maximize"]:

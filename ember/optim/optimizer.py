@@ -201,6 +201,13 @@ class Optimizer:
         else:
             p.add_(t, alpha=alpha)
 
+    def _hyper(self, group: dict[str, Any], key: str) -> Any:
+        """``group[key]``: the float eagerly, a live value under capture (Note [Live values]
+        in ``ember.compiler``), so a scheduler's change reaches a compiled step."""
+        if compiling.is_compiling():
+            return self._live(group, key)
+        return group[key]
+
     def _live(self, group: dict[str, Any], key: str, index: int | None = None) -> Tensor:
         """``group[key]`` (or ``group[key][index]``) as a 0-dim tensor the compiled step
         reads by reference and refreshes before each run (Note [Live values])."""

@@ -41,7 +41,7 @@ class RMSprop(Optimizer):
         with no_grad():
             for g in self.param_groups:
                 lr, alpha, eps, wd, mom = (
-                    g["lr"],
+                    self._hyper(g, "lr"),
                     g["alpha"],
                     g["eps"],
                     g["weight_decay"],
@@ -73,9 +73,9 @@ class RMSprop(Optimizer):
                     if mom > 0:
                         buf = st["momentum_buffer"]
                         buf.mul_(mom).add_(grad / avg)
-                        p.add_(buf, alpha=-lr)
+                        self._add_scaled(p, buf, -lr)
                     else:
-                        p.add_(grad / avg, alpha=-lr)
+                        self._add_scaled(p, grad / avg, -lr)
         return loss
 
 
@@ -114,7 +114,7 @@ class Adagrad(Optimizer):
                     step = self._step_count(st, p)
                     if g["weight_decay"] != 0:
                         grad = grad.add(p, alpha=g["weight_decay"])
-                    clr = g["lr"] / (1 + (step - 1) * g["lr_decay"])
+                    clr = self._hyper(g, "lr") / (1 + (step - 1) * g["lr_decay"])
                     st["sum"].add_(grad * grad)
                     std = st["sum"].sqrt().add_(g["eps"])
                     self._add_scaled(p, grad / std, -clr)

@@ -474,3 +474,34 @@ def test_under_the_profiler_a_compiled_function_runs_eagerly_then_compiles_after
     for _ in range(3):
         assert cf(ember.zeros(2)).tolist() == [2.0, 2.0]
     assert cf.compiled_graphs == 1
+
+
+@pytest.mark.parametrize(
+    "opt",
+    [ember.optim.SGD, ember.optim.Adam, ember.optim.RMSprop, ember.optim.Adadelta,
+     ember.optim.Adagrad, ember.optim.Adamax],
+)  # fmt: skip
+def test_a_scheduler_changing_lr_reaches_the_compiled_step(opt):
+    runs = []
+    for compiled in (False, True):
+        m = _mlp()
+        o = opt(m.parameters(), lr=0.05)
+        sched = ember.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5)
+        x, y = ember.randn(8, 6), ember.randint(0, 3, (8,))
+
+        def step(x, y, m=m, o=o):
+            o.zero_grad()
+            loss = ember.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        f = ember.compile(step) if compiled else step
+        losses = []
+        for _ in range(8):
+            losses.append(f(x, y).item())
+            sched.step()
+        runs.append(losses)
+        if compiled:
+            assert f.compiled_graphs == 1 and f.eager_signatures == 0
+    assert runs[1] == pytest.approx(runs[0], rel=1e-5)

@@ -165,6 +165,10 @@ CASES: dict[str, Case] = {
         "examples_mnist", "pytorch_examples/mnist/main.py",
         (_compile_model("pytorch_examples/mnist/main.py", "    model = Net().to(device)", "    "),
          DEF_STEP_MNIST, STEP_MNIST),
+        # the compiled Adadelta update rounds in another order than eager's (addcmul as
+        # mul, mul, add); Adadelta at lr 1.0 with dropout amplifies the last bits (5e-5
+        # after 10 steps) to about 2% of the test loss after an epoch
+        rtol=0.03,
     ),
     "examples_vae": Case(
         "examples_vae", "pytorch_examples/vae/main.py",
