@@ -331,6 +331,7 @@ def capture(
     runs = _engine.runs[0]
     joint_runs = runs
     state.prologue = []
+    state.optimizers = []
     state.outside = cap.outside
     try:
         with registry.include_keys(dk.Tracer.mask):
@@ -344,7 +345,8 @@ def capture(
         _active[0] = None
         handle.remove()
         cap.graph.prologue = state.prologue  # type: ignore[attr-defined]
-        state.prologue = state.outside = None
+        cap.graph.optimizers = state.optimizers  # type: ignore[attr-defined]
+        state.prologue = state.outside = state.optimizers = None
         state.capturing = False
     g = cap.graph
     g.ran_backward = joint_runs != runs

@@ -17,6 +17,13 @@ whole cost of a cache hit. An entry goes through three states:
     constants); symbolic shapes in the wrapper are not done. ``dynamic=False`` treats a
     new size as any other guard failure.
 
+Note [Optimizer guards]
+    An optimizer whose ``step`` runs during a capture is remembered with the graph, and
+    every plain hyperparameter of its groups that the graph bakes in (all but the live
+    values) is compared before each compiled run; a change captures again, so a schedule
+    on, say, RMSprop's momentum recompiles (up to the limit, then eager) instead of
+    running a stale graph.
+
 Note [Live values]
     Some Python numbers change every call by design: a scheduler's learning rate, a
     cycled momentum. Code below the compiler reads such a number through
@@ -130,6 +137,9 @@ class _Entry:
     #: the structure a compiled entry of other sizes had (Note [Dynamic sizes])
     sizes_of: Any = None
     prologue: list[Any] = field(default_factory=list)
+    #: optimizers whose step the graph holds, and their baked hyperparameters
+    optimizers: tuple[Any, ...] = ()
+    hyper: Any = None
 
 
 @dataclass
@@ -295,6 +305,9 @@ class CompiledFunction:
         key = self._key(args, kwargs)
         entry = self.entries.get(key)
         if entry is not None and entry.run is not None:
+            if entry.optimizers and _hyper(entry.optimizers) != entry.hyper:
+                del self.entries[key]  # a baked hyperparameter changed: capture again
+                return self._slow(key, None, args, kwargs)
             for t, read in entry.prologue:  # Note [Live values]
                 t.fill_(read())
             flat: list[Tensor] = []
@@ -420,6 +433,8 @@ class CompiledFunction:
         entry.run = run
         entry.graph = g
         entry.prologue = list(getattr(g, "prologue", None) or ())
+        entry.optimizers = tuple(getattr(g, "optimizers", None) or ())
+        entry.hyper = _hyper(entry.optimizers)
         self._cache.compiled += 1
         _debug_dump(self._name, self._cache.compiled, g, run)
 
@@ -443,6 +458,10 @@ def _checking_aliases(
 
 class _AliasMismatch(Exception):
     pass
+
+
+def _hyper(optimizers: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(o._hyper_snapshot() for o in optimizers)
 
 
 def _needs_autograd(g: Graph) -> bool:

@@ -33,6 +33,8 @@ class _State(threading.local):
     #: run (``live_value``), and the context manager that pauses recording
     prologue: list[tuple[Any, Callable[[], Any]]] | None = None
     outside: Callable[[], Any] | None = None
+    #: while capturing: the optimizers whose step ran (their hyperparameters are guarded)
+    optimizers: list[Any] | None = None
 
 
 state = _State()

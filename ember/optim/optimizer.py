@@ -122,6 +122,9 @@ class Optimizer:
                     p.grad.zero_()
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
+        seen = compiling.state.optimizers  # every step starts here: tell a capture
+        if seen is not None and all(o is not self for o in seen):
+            seen.append(self)
         if closure is None:
             return None
         with enable_grad():
@@ -207,6 +210,27 @@ class Optimizer:
         if compiling.is_compiling():
             return self._live(group, key)
         return group[key]
+
+    def _hyper_snapshot(self) -> tuple[Any, ...]:
+        """The hyperparameters a compiled step bakes in: every plain value of every group,
+        except those it reads as live values (Note [Live values]). ``ember.compile``
+        guards on this, so changing one (a scheduler cycling RMSprop's momentum) recompiles
+        instead of running a stale graph."""
+        live = self.__dict__.get("_live_values", {})
+        out = []
+        for g in self.param_groups:
+            gid = id(g)
+            out.append(
+                tuple(
+                    (k, v)
+                    for k, v in g.items()
+                    if k != "params"
+                    and (gid, k, None) not in live
+                    and (gid, k, 0) not in live
+                    and isinstance(v, (int, float, bool, str, tuple, type(None)))
+                )
+            )
+        return tuple(out)
 
     def _live(self, group: dict[str, Any], key: str, index: int | None = None) -> Tensor:
         """``group[key]`` (or ``group[key][index]``) as a 0-dim tensor the compiled step

@@ -505,3 +505,29 @@ def test_a_scheduler_changing_lr_reaches_the_compiled_step(opt):
         if compiled:
             assert f.compiled_graphs == 1 and f.eager_signatures == 0
     assert runs[1] == pytest.approx(runs[0], rel=1e-5)
+
+
+def test_a_changed_baked_hyperparameter_recompiles_instead_of_running_stale():
+    runs = []
+    for compiled in (False, True):
+        m = _mlp()
+        o = ember.optim.RMSprop(m.parameters(), lr=0.01, momentum=0.5)
+        x, y = ember.randn(8, 6), ember.randint(0, 3, (8,))
+
+        def step(x, y, m=m, o=o):
+            o.zero_grad()
+            loss = ember.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        f = ember.compile(step) if compiled else step
+        losses = []
+        for i in range(8):
+            if i == 5:
+                o.param_groups[0]["momentum"] = 0.9  # baked into the graph (not live)
+                o.param_groups[0]["alpha"] = 0.9
+            losses.append(f(x, y).item())
+        runs.append(losses)
+    assert runs[1] == pytest.approx(runs[0], rel=1e-5)
+    assert f.compiled_graphs == 1  # the stale entry was dropped and compiled again
