@@ -50,7 +50,7 @@ from ember.core.tensor import Size
 from ember.operators.drivers import new_empty
 from ember.operators.views import view_of
 
-from .graph import Graph, Node, Value, values_in
+from .graph import Graph, Node, Value
 from .kernel import Apply, Cast, Const, FusedKernel, Instr, Load, Reduce
 from .passes import alias_roots, is_view
 
@@ -402,15 +402,15 @@ class _FusedCall:
         self.out_shape = Size(
             tuple(group.reduce[3].meta.shape) if group.reduce is not None else shape  # type: ignore[union-attr]
         )
-        self.expand: list[tuple[tuple[int, ...], int] | None] = []
+        self.expand: list[tuple[int, ...] | None] = []  # an input's broadcast strides
         for v in group.loads:
             m = v.meta
             assert m is not None
             if m.shape == shape and perm == sorted(perm):
                 self.expand.append(None)
             else:
-                st = _expand_plan(m, shape)[0]
-                self.expand.append((tuple(st[d] for d in perm), 0))
+                st = _expand_plan(m, shape)
+                self.expand.append(tuple(st[d] for d in perm))
         n_in = len(group.loads)
         self.n_in = n_in
         # outputs: (argument index of an in-place target, or None, dtype, device)
@@ -419,14 +419,13 @@ class _FusedCall:
             (arg_of.get(v.index) if v.index in group.written else None, v.meta.dtype, v.meta.device)  # type: ignore[union-attr]
             for v in stored
         ]
-        self.n_out = len(stored)
 
     def __call__(self, *args: Any) -> Any:
         ins = list(args[: self.n_in])
         for i, plan in enumerate(self.expand):
             if plan is not None:
                 t = ins[i]
-                ins[i] = view_of(t, self.shape, plan[0], t._offset)
+                ins[i] = view_of(t, self.shape, plan, t._offset)
         outs = []
         for idx, dt, dev in self.outs:
             if idx is None:
@@ -439,11 +438,11 @@ class _FusedCall:
         return outs
 
 
-def _expand_plan(m: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+def _expand_plan(m: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """Strides of a value broadcast to ``shape`` (0 on new and size-1 dims)."""
     lead = len(shape) - len(m.shape)
     tail = [0 if size == 1 else st for size, st in zip(m.shape, m.stride)]
-    return tuple([0] * lead + tail), 0
+    return tuple([0] * lead + tail)
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -529,7 +528,3 @@ def fuse(graph: Graph) -> int:
         made += 1
     graph.nodes = [replace.get(id(n), n) for n in graph.nodes if id(n) not in drop]
     return made
-
-
-def fused_values(graph: Graph) -> list[Value]:
-    return [v for n in graph.nodes if n.fused for v in values_in(n.outs)]

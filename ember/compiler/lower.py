@@ -34,7 +34,7 @@ from typing import Any
 from ember.core import dispatch_key as dk
 from ember.core.tensor import Size, make_tensor
 
-from .graph import Graph, Node, Value, values_in
+from .graph import Graph, Node, Value
 
 __all__ = ["lower", "last_uses", "BELOW_AUTOGRAD"]
 
@@ -46,7 +46,7 @@ _INLINE = (int, bool, str, type(None))
 
 def last_uses(graph: Graph) -> dict[int, list[Value]]:
     """node position -> the intermediate Values whose last use it is (memory planning)."""
-    keep = {v.index for i in graph.inputs for v in [i.value]}
+    keep = {i.value.index for i in graph.inputs}
     keep |= {v.index for v in graph.output_values()}
     last: dict[int, tuple[int, Value]] = {}
     for pos, n in enumerate(graph.nodes):
@@ -201,7 +201,3 @@ def lower(
     fn.source = text
     fn.constants = src.globals
     return fn  # type: ignore[no-any-return]
-
-
-def output_values(graph: Graph) -> list[Value]:
-    return list(values_in(graph.output))

@@ -161,6 +161,19 @@ def _mlp():
     )  # fmt: skip
 
 
+def _training_step(m, o):
+    """zero_grad, forward, cross-entropy, backward, step: the function the tests compile."""
+
+    def step(x, y):
+        o.zero_grad()
+        loss = ember.nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        o.step()
+        return loss
+
+    return step
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "opt",
@@ -182,12 +195,7 @@ def test_a_whole_training_step_matches_eager(backend, opt):
         m = _mlp()
         o = opt(m.parameters())
 
-        def step(x, y, m=m, o=o):
-            o.zero_grad()
-            loss = ember.nn.functional.cross_entropy(m(x), y)
-            loss.backward()
-            o.step()
-            return loss
+        step = _training_step(m, o)
 
         f = ember.compile(step, backend=backend) if compiled else step
         losses = [f(x, y).item() for _ in range(6)]
@@ -489,12 +497,7 @@ def test_a_scheduler_changing_lr_reaches_the_compiled_step(opt):
         sched = ember.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5)
         x, y = ember.randn(8, 6), ember.randint(0, 3, (8,))
 
-        def step(x, y, m=m, o=o):
-            o.zero_grad()
-            loss = ember.nn.functional.cross_entropy(m(x), y)
-            loss.backward()
-            o.step()
-            return loss
+        step = _training_step(m, o)
 
         f = ember.compile(step) if compiled else step
         losses = []
@@ -514,12 +517,7 @@ def test_a_changed_baked_hyperparameter_recompiles_instead_of_running_stale():
         o = ember.optim.RMSprop(m.parameters(), lr=0.01, momentum=0.5)
         x, y = ember.randn(8, 6), ember.randint(0, 3, (8,))
 
-        def step(x, y, m=m, o=o):
-            o.zero_grad()
-            loss = ember.nn.functional.cross_entropy(m(x), y)
-            loss.backward()
-            o.step()
-            return loss
+        step = _training_step(m, o)
 
         f = ember.compile(step) if compiled else step
         losses = []
