@@ -162,7 +162,7 @@ _providers.require_cuda = _require_cuda  # Note [Registration points]
 _LAZY_SUBMODULES = (
     "nn", "optim", "utils", "linalg", "cuda", "backends", "accelerator", "amp", "special",
     "random", "jit", "distributions", "distributed", "profiler", "hub", "types",
-    "multiprocessing", "fft", "onnx", "fx",
+    "multiprocessing", "fft", "onnx", "fx", "compiler",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "ember.amp"}  # name -> module that defines it
 #: PyTorch's top-level forms of nn.functional operations (ember/nn/_top_level.py)
