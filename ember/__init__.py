@@ -331,3 +331,10 @@ __all__ = sorted(
     ]
     + sorted(_registration.functions)
 )
+
+# Last: attach the operator docstrings (ember/_docstrings). pyproject.toml's layer contract
+# ignores this one edge: packages below the top layer `import ember`, and without the
+# exception every such chain would count as their import of the top layer.
+from ember import _docstrings  # noqa: E402
+
+_docstrings.apply()
