@@ -69,13 +69,41 @@ def _key(name: str) -> Any:
 
 
 class Handle:
-    """Undo token for one registration."""
+    """Undo token for one registration: ``remove()`` takes it back.
+
+    Every registration function of this module returns one; a :class:`Library` keeps
+    them so ``Library.remove()`` undoes everything it registered.
+
+    Attributes:
+        what: a description of the registration, for messages and ``repr``.
+
+    Examples:
+        >>> import ember
+        >>> op, h = ember.library.define("doc_handle::f(Tensor x) -> Tensor")
+        >>> h
+        <Handle define doc_handle::f>
+        >>> h.remove()
+        >>> h
+        <Handle define doc_handle::f (removed)>
+    """
 
     def __init__(self, undo: Callable[[], None], what: str):
         self._undo: Callable[[], None] | None = undo
         self.what = what
 
     def remove(self) -> None:
+        """Undo the registration; calling it again does nothing.
+
+        Removing a kernel registered with ``allow_override`` restores the one it
+        replaced.
+
+        Examples:
+            >>> import ember
+            >>> _, h = ember.library.define("doc_remove::f(Tensor x) -> Tensor")
+            >>> h.remove(); h.remove()
+            >>> hasattr(ember.ops, "doc_remove") and hasattr(ember.ops.doc_remove, "f")
+            False
+        """
         if self._undo is not None:
             self._undo()
             self._undo = None
@@ -85,14 +113,60 @@ class Handle:
 
 
 def lookup(name: str, namespace: str = "aten") -> OpOverload:
-    """The overload named ``ns::name.overload``, ``name.overload`` or ``name``."""
+    """Return the operator overload named ``ns::name.overload``, ``name.overload`` or ``name``.
+
+    Args:
+        name: the overload's name; without ``ns::`` it is looked up in ``namespace``,
+            without ``.overload`` the default overload is meant.
+        namespace: the namespace of a name without one. Default: ``"aten"``.
+
+    Returns:
+        The ``OpOverload``: call it like a function, or pass it to :func:`impl`.
+
+    Raises:
+        KeyError: no operator has that name (the message names it).
+
+    Examples:
+        >>> import ember
+        >>> ember.library.lookup("add.Tensor")
+        <OpOverload aten::add.Tensor>
+        >>> ember.library.lookup("aten::relu")(ember.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
     if "::" not in name:
         name = f"{namespace}::{name}"
     return registry.lookup(name)
 
 
 def define(schema: str) -> tuple[OpOverload, Handle]:
-    """Define an operator from a schema string (namespace from the name, default aten)."""
+    """Define an operator from a schema string (namespace from the name, default aten).
+
+    The schema uses PyTorch's syntax, ``ns::name.overload(Type arg, ...) -> Type``.
+    The operator then exists as ``ember.ops.<ns>.<name>`` and takes kernels through
+    :func:`impl`; until it has one, calling it raises NotImplementedError naming the
+    keys it lacks.
+
+    Args:
+        schema: the schema string.
+
+    Returns:
+        ``(op, handle)``: the new ``OpOverload`` and the :class:`Handle` that undefines
+        it. ``Library.define`` keeps the handle and returns only ``op``.
+
+    Raises:
+        SchemaError: the schema does not parse (the message gives the column).
+        RuntimeError: an operator of that name is already defined.
+
+    Examples:
+        >>> import ember
+        >>> op, h = ember.library.define("doc_define::double(Tensor x) -> Tensor")
+        >>> op
+        <OpOverload doc_define::double>
+        >>> _ = ember.library.impl(op, lambda x: x * 2, "Composite")
+        >>> ember.ops.doc_define.double(ember.tensor([1.0, 2.0]))
+        tensor([2., 4.])
+        >>> h.remove()
+    """
     op = registry.define(parse_schema(schema))
     return op, Handle(lambda: registry.undefine(op), f"define {op.qualname}")
 
@@ -112,6 +186,32 @@ def impl(
     preallocated output first (``ember/operators/drivers.py`` lists each family's
     call). A second registration for the same operator and key raises
     RuntimeError naming both, unless ``allow_override``.
+
+    Args:
+        op: the operator, by name (see :func:`lookup`) or as an ``OpOverload``.
+        fn: the kernel.
+        dispatch_key: a device type (``"cpu"``, ``"mydev"``), ``"Meta"`` (shape and
+            dtype only), ``"Autograd"``, ``"Tracer"``, or ``"Composite"`` (a
+            decomposition into other operators, used by every device without its own
+            kernel).
+        namespace: the namespace of a bare ``op`` name. Default: ``"aten"``.
+        allow_override: replace an existing kernel instead of raising; removing the
+            handle restores it. Default: False.
+
+    Returns:
+        The :class:`Handle` that unregisters the kernel.
+
+    Raises:
+        RuntimeError: ``op`` already has a kernel for ``dispatch_key``.
+        ValueError: ``dispatch_key`` is a capitalised name that is no known key.
+
+    Examples:
+        >>> import ember
+        >>> op, d = ember.library.define("doc_impl::inc(Tensor x) -> Tensor")
+        >>> h = ember.library.impl(op, lambda x: x + 1, "cpu")
+        >>> ember.ops.doc_impl.inc(ember.zeros(2))
+        tensor([1., 1.])
+        >>> h.remove(); d.remove()
     """
     o = op if isinstance(op, OpOverload) else lookup(op, namespace)
     key = _key(dispatch_key)
@@ -129,7 +229,34 @@ def impl(
 def fallthrough_kernel(
     op: str | OpOverload, dispatch_key: str, *, namespace: str = "aten"
 ) -> Handle:
-    """Make ``op`` skip ``dispatch_key`` and go on to the next key."""
+    """Make ``op`` skip ``dispatch_key`` and go on to the next key.
+
+    Useful to exempt one operator from a boxed :func:`fallback` registered for that
+    key. The key must have no kernel of its own for ``op``.
+
+    Args:
+        op: the operator, by name or as an ``OpOverload``.
+        dispatch_key: the key to skip.
+        namespace: the namespace of a bare ``op`` name. Default: ``"aten"``.
+
+    Returns:
+        The :class:`Handle` that removes the fallthrough.
+
+    Raises:
+        RuntimeError: ``op`` already has a kernel for ``dispatch_key``.
+
+    Examples:
+        >>> import ember
+        >>> lib = ember.library.Library("doc_ft")
+        >>> _ = lib.define("g(Tensor x) -> Tensor")
+        >>> _ = lib.impl("g", lambda x: x * 3, "Composite")
+        >>> h = ember.library.fallthrough_kernel("doc_ft::g", "Tracer")
+        >>> h
+        <Handle impl doc_ft::g for Tracer>
+        >>> ember.ops.doc_ft.g(ember.ones(1))
+        tensor([3.])
+        >>> h.remove(); lib.remove()
+    """
     return impl(op, FALLTHROUGH, dispatch_key, namespace=namespace)
 
 
@@ -139,6 +266,28 @@ def fallback(fn: Callable[..., Any] | Any, dispatch_key: str) -> Handle:
     ``fn(op, keyset_below, *args)`` gets the OpOverload, the key set with this key
     and the higher ones removed (pass it to ``op.redispatch``), and the arguments.
     Pass ``FALLTHROUGH`` to make the key skip for every operator without a kernel.
+
+    A fallback runs only for operators that have no kernel of their own at that key;
+    registering a second fallback for a key replaces the first.
+    Typical uses: a device sending operators it lacks to the CPU, a tracer recording
+    every call.
+
+    Args:
+        fn: the boxed kernel, or ``FALLTHROUGH``.
+        dispatch_key: the key it serves (not ``"Composite"``).
+
+    Returns:
+        The :class:`Handle` that removes the fallback.
+
+    Raises:
+        ValueError: ``dispatch_key`` is ``"Composite"`` or an unknown name.
+
+    Examples:
+        >>> import ember
+        >>> h = ember.library.fallback(ember.library.FALLTHROUGH, "Tracer")
+        >>> h
+        <Handle fallback for Tracer>
+        >>> h.remove()
     """
     key = _key(dispatch_key)
     if key == COMPOSITE:
@@ -186,7 +335,33 @@ def install_formula_sink(register: Callable[[str, Any], Callable[[], None]]) -> 
 
 
 def register_device(backend: DeviceBackend) -> Handle:
-    """Register a device backend directly (plugins normally do this through their hook)."""
+    """Register a device backend directly (plugins normally do this through their hook).
+
+    The device's name becomes usable at once (``ember.empty(2, device=name)``);
+    operators need kernels registered with :func:`impl` for that name. Useful for tests
+    and notebooks; an installed device plugin's backends are registered by the plugin
+    loader instead.
+
+    Args:
+        backend: the :class:`DeviceBackend`, its ``name`` set.
+
+    Returns:
+        The :class:`Handle` that unregisters the device.
+
+    Raises:
+        ValueError: the backend has no name.
+
+    Examples:
+        >>> import ember, numpy as np
+        >>> class Host(ember.library.DeviceBackend):
+        ...     name, indexed, host_memory = "docdev", False, True
+        ...     def allocate(self, nbytes, dev):
+        ...         return np.zeros(nbytes, np.uint8)
+        >>> h = ember.library.register_device(Host())
+        >>> ember.empty(2, device="docdev").device
+        device(type='docdev')
+        >>> h.remove()
+    """
     from ember.dispatcher import devices
 
     devices.register_backend(backend)
@@ -214,8 +389,32 @@ def capabilities(device: str) -> Capabilities:
 class Library:
     """A group of registrations under one namespace, undone together by ``remove()``.
 
+    Its methods mirror the module's functions and keep every :class:`Handle`, so a
+    plugin or a test can take back all it registered in one call. A device plugin's
+    ``ember_register_kernels`` hook receives one (namespace ``"aten"``).
+
     Args:
         namespace: the operator namespace ``define`` and bare ``impl`` names use.
+            Default: ``"aten"``.
+
+    Note:
+        PyTorch's ``torch.library.Library(ns, kind)`` takes a kind (``"DEF"``,
+        ``"IMPL"``, ``"FRAGMENT"``); ember's has none: any library may define and
+        implement.
+
+    Examples:
+        >>> import ember
+        >>> lib = ember.library.Library("doc_lib")
+        >>> lib.define("scale(Tensor x, float factor=2.0) -> Tensor")
+        <OpOverload doc_lib::scale>
+        >>> @lib.impl("scale", dispatch_key="cpu")
+        ... def scale_cpu(x, factor):
+        ...     return x * factor
+        >>> ember.ops.doc_lib.scale(ember.tensor([1.0, 2.0]))
+        tensor([2., 4.])
+        >>> lib
+        <ember.library.Library 'doc_lib' with 2 registrations>
+        >>> lib.remove()
     """
 
     def __init__(self, namespace: str = "aten"):
@@ -223,6 +422,21 @@ class Library:
         self._handles: list[Handle] = []
 
     def define(self, schema: str) -> OpOverload:
+        """Define an operator in this library's namespace (see :func:`define`).
+
+        Args:
+            schema: the schema; a name without ``ns::`` gets the library's namespace.
+
+        Returns:
+            The new ``OpOverload``.
+
+        Examples:
+            >>> import ember
+            >>> lib = ember.library.Library("doc_ldef")
+            >>> lib.define("f(Tensor x) -> Tensor")
+            <OpOverload doc_ldef::f>
+            >>> lib.remove()
+        """
         s = schema if "::" in schema.split("(")[0] else f"{self.namespace}::{schema}"
         op, h = define(s)
         self._handles.append(h)
@@ -236,7 +450,26 @@ class Library:
         *,
         allow_override: bool = False,
     ) -> Any:
-        """Register a kernel; without ``fn`` returns a decorator."""
+        """Register a kernel (see :func:`impl`); without ``fn`` returns a decorator.
+
+        Args:
+            op: the operator; a bare name is looked up in the library's namespace.
+            fn: the kernel, or None to decorate one.
+            dispatch_key: where to register it. Default: ``"Composite"``.
+            allow_override: replace an existing kernel. Default: False.
+
+        Returns:
+            The :class:`Handle`, or the decorator when ``fn`` is None.
+
+        Examples:
+            >>> import ember
+            >>> lib = ember.library.Library("doc_limpl")
+            >>> _ = lib.define("neg2(Tensor x) -> Tensor")
+            >>> _ = lib.impl("neg2", lambda x: -2 * x)
+            >>> ember.ops.doc_limpl.neg2(ember.ones(1))
+            tensor([-2.])
+            >>> lib.remove()
+        """
         if fn is None:
 
             def deco(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -249,11 +482,30 @@ class Library:
         return h
 
     def fallthrough(self, op: str | OpOverload, dispatch_key: str) -> Handle:
+        """Make ``op`` skip ``dispatch_key`` (see :func:`fallthrough_kernel`).
+
+        Examples:
+            >>> import ember
+            >>> lib = ember.library.Library("doc_lft")
+            >>> _ = lib.define("f(Tensor x) -> Tensor")
+            >>> lib.fallthrough("f", "Tracer")
+            <Handle impl doc_lft::f for Tracer>
+            >>> lib.remove()
+        """
         h = fallthrough_kernel(op, dispatch_key, namespace=self.namespace)
         self._handles.append(h)
         return h
 
     def fallback(self, fn: Callable[..., Any] | Any, dispatch_key: str) -> Handle:
+        """Register a boxed kernel for every operator at ``dispatch_key`` (see :func:`fallback`).
+
+        Examples:
+            >>> import ember
+            >>> lib = ember.library.Library()
+            >>> lib.fallback(ember.library.FALLTHROUGH, "Tracer")
+            <Handle fallback for Tracer>
+            >>> lib.remove()
+        """
         h = fallback(fn, dispatch_key)
         self._handles.append(h)
         return h
@@ -265,6 +517,17 @@ class Library:
         return h
 
     def register_device(self, backend: DeviceBackend) -> Handle:
+        """Register a device backend (see :func:`register_device`); ``remove()`` drops it.
+
+        Examples:
+            >>> import ember
+            >>> class Dev(ember.library.DeviceBackend):
+            ...     name = "doc_libdev"
+            >>> lib = ember.library.Library()
+            >>> lib.register_device(Dev())
+            <Handle device doc_libdev>
+            >>> lib.remove()
+        """
         h = register_device(backend)
         self._handles.append(h)
         return h

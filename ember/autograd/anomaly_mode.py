@@ -63,7 +63,23 @@ def _set(enabled: bool, check_nan: bool) -> None:
 
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
-    """``torch.set_anomaly_enabled``: switch anomaly detection (no context manager)."""
+    """Switch anomaly detection on or off for the rest of the process (no context manager).
+
+    With it on, the engine records where each node was created and, with ``check_nan``,
+    raises when a backward returns NaN, naming the node. ``detect_anomaly`` does the same
+    for one block.
+
+    Args:
+        enabled: turn anomaly detection on or off.
+        check_nan: also check backward results for NaN. Default: True.
+
+    Examples:
+        >>> import ember
+        >>> ember.set_anomaly_enabled(True, check_nan=False)
+        >>> ember.autograd.is_anomaly_enabled(), ember.autograd.is_anomaly_check_nan_enabled()
+        (True, False)
+        >>> ember.set_anomaly_enabled(False)
+    """
     _set(bool(enabled), bool(check_nan))
 
 
@@ -79,6 +95,18 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection is on and also checks backward results for NaN.
+
+    Examples:
+        >>> import warnings, ember
+        >>> ember.autograd.is_anomaly_check_nan_enabled()
+        False
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     with ember.autograd.detect_anomaly(check_nan=True):
+        ...         print(ember.autograd.is_anomaly_check_nan_enabled())
+        True
+    """
     return state.enabled and state.check_nan
 
 

@@ -24,11 +24,58 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 
 class FunctionCtx:
-    """What ``forward``/``setup_context`` may record for ``backward``."""
+    """The ``ctx`` of a custom Function: what ``forward`` records for ``backward``.
+
+    ``forward`` (or ``setup_context``) receives it first and stores tensors with
+    :meth:`save_for_backward` and anything else as attributes; ``backward`` receives the
+    same object. ``ctx.needs_input_grad`` holds one bool per ``forward`` argument: whether
+    that argument needs a gradient, so ``backward`` can skip work.
+
+    Examples:
+        >>> import ember
+        >>> class Scale(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, factor):
+        ...         ctx.factor = factor
+        ...         return x * factor
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g * ctx.factor, None
+        >>> x = ember.ones(2, requires_grad=True)
+        >>> Scale.apply(x, 3.0).sum().backward()
+        >>> x.grad
+        tensor([3., 3.])
+    """
 
     needs_input_grad: tuple[bool, ...]
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``backward``, which reads them back from :attr:`saved_tensors`.
+
+        Save inputs and outputs this way rather than as attributes: autograd then checks
+        that they were not modified in place before ``backward`` (raising if they were),
+        frees them after a backward without ``retain_graph``, and avoids reference
+        cycles through outputs. Call it at most once per ``forward``; None is allowed.
+
+        Args:
+            *tensors: the tensors to keep (inputs, outputs, or None).
+
+        Examples:
+            >>> import ember
+            >>> class Square(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         ctx.save_for_backward(x)
+            ...         return x * x
+            ...     @staticmethod
+            ...     def backward(ctx, g):
+            ...         (x,) = ctx.saved_tensors
+            ...         return 2 * x * g
+            >>> x = ember.tensor([3.0], requires_grad=True)
+            >>> Square.apply(x).backward()
+            >>> x.grad
+            tensor([6.])
+        """
         outs = getattr(self, "_outputs", ())
         self._saved = [
             None if t is None else SavedTensor(t, is_output=any(t is o for o in outs))
@@ -37,6 +84,12 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to :meth:`save_for_backward`, in order (read in ``backward``).
+
+        Raises:
+            RuntimeError: the graph was already freed by a backward without
+                ``retain_graph=True``, or a saved tensor was modified in place since.
+        """
         node: Any = self
         if getattr(self, "_released", False):
             from ember.autograd.node import FREED
@@ -45,17 +98,111 @@ class FunctionCtx:
         return tuple(None if s is None else s.unpack(node) for s in getattr(self, "_saved", []))
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient (indices, masks), from ``forward``.
+
+        Those outputs do not require grad, and ``backward`` still receives a gradient
+        for each of them (zeros, or None without materialization), which it ignores.
+
+        Args:
+            *tensors: outputs of this ``forward``.
+
+        Examples:
+            >>> import ember
+            >>> class SortValues(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         values, idx = x.sort()
+            ...         ctx.mark_non_differentiable(idx)
+            ...         ctx.save_for_backward(idx)
+            ...         return values, idx
+            ...     @staticmethod
+            ...     def backward(ctx, g, _):
+            ...         (idx,) = ctx.saved_tensors
+            ...         return ember.zeros_like(g).scatter(0, idx, g)
+            >>> values, idx = SortValues.apply(ember.tensor([3.0, 1.0], requires_grad=True))
+            >>> values.requires_grad, idx.requires_grad
+            (True, False)
+        """
         self._non_diff = getattr(self, "_non_diff", []) + list(tensors)
 
     def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (and returns as outputs).
+
+        Autograd then bumps their version and makes this node their new history, as for
+        a built-in in-place operator.
+
+        Args:
+            *tensors: inputs of this ``forward`` that it changed in place.
+
+        Examples:
+            >>> import ember
+            >>> class AddOne_(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         x.add_(1)
+            ...         ctx.mark_dirty(x)
+            ...         return x
+            ...     @staticmethod
+            ...     def backward(ctx, g):
+            ...         return g
+            >>> a = ember.zeros(2, requires_grad=True)
+            >>> b = a.clone()
+            >>> out = AddOne_.apply(b)
+            >>> out.sum().backward()
+            >>> b.tolist(), a.grad
+            ([1.0, 1.0], tensor([1., 1.]))
+        """
         self._dirty = getattr(self, "_dirty", []) + list(tensors)
 
     def set_materialize_grads(self, value: bool) -> None:
+        """Choose whether missing output gradients reach ``backward`` as zeros or None.
+
+        By default (True) an output that did not contribute to the loss gets a zero
+        gradient of its shape; with False, ``backward`` receives None for it and must
+        handle that (which saves allocating the zeros).
+
+        Args:
+            value: True to materialize zeros, False to pass None.
+
+        Examples:
+            >>> import ember
+            >>> class Two(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         ctx.set_materialize_grads(False)
+            ...         return x * 1, x * 2
+            ...     @staticmethod
+            ...     def backward(ctx, g1, g2):
+            ...         print(g2)
+            ...         return g1
+            >>> x = ember.ones(1, requires_grad=True)
+            >>> a, b = Two.apply(x)
+            >>> a.sum().backward()
+            None
+        """
         self._materialize = bool(value)
 
 
 class BackwardCFunction(FunctionCtx, Node):
-    """The node of one ``Function.apply`` call; it is also that call's ``ctx``."""
+    """The graph node of one custom ``Function.apply`` call, which is also its ``ctx``.
+
+    Each ``Function`` subclass ``F`` gets a subclass of this named ``FBackward``; the
+    output's ``grad_fn`` is an instance of it. Users meet it as ``ctx`` (the
+    :class:`FunctionCtx` methods) and as ``grad_fn`` (the :class:`Node` methods).
+
+    Examples:
+        >>> import ember
+        >>> class Double(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         return x * 2
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g * 2
+        >>> y = Double.apply(ember.ones(1, requires_grad=True))
+        >>> isinstance(y.grad_fn, ember.autograd.function.BackwardCFunction), y.grad_fn.name()
+        (True, 'DoubleBackward')
+    """
 
     _fn_cls: type[Function]
     _n_args: int
@@ -67,6 +214,34 @@ class BackwardCFunction(FunctionCtx, Node):
         self._out_meta: list[Any] = []
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """Run the Function's ``backward`` on the output gradients (called by the engine).
+
+        Missing gradients become zeros unless ``set_materialize_grads(False)``; the
+        result is one gradient per tensor input.
+
+        Args:
+            grads: one gradient (or None) per output of ``forward``.
+
+        Returns:
+            The gradients of the inputs that are tensors, in order.
+
+        Raises:
+            RuntimeError: ``backward`` returned a different number of gradients than
+                ``forward`` took arguments.
+
+        Examples:
+            >>> import ember
+            >>> class Double(ember.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         return x * 2
+            ...     @staticmethod
+            ...     def backward(ctx, g):
+            ...         return g * 2
+            >>> y = Double.apply(ember.ones(1, requires_grad=True))
+            >>> y.grad_fn.apply([ember.tensor([5.0])])
+            [tensor([10.])]
+        """
         if self._materialize:
             from ember.dispatcher.namespace import ops
 
@@ -202,7 +377,36 @@ def _wire(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any) -> Any:
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a ``backward`` that cannot itself be differentiated (run under no_grad).
 
-    Differentiating its result under ``create_graph`` raises at that second backward.
+    Decorate a custom Function's ``backward`` with it when that backward uses
+    non-differentiable steps (numpy, in-place tricks). The backward then runs without
+    recording; if a double backward (``create_graph=True``) later tries to differentiate
+    its result, that second backward raises a RuntimeError instead of silently
+    returning wrong gradients.
+
+    Args:
+        fn: the ``backward`` static method.
+
+    Returns:
+        The wrapped ``backward``.
+
+    Examples:
+        >>> import ember
+        >>> from ember.autograd.function import once_differentiable
+        >>> class Exp(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         (y,) = ctx.saved_tensors
+        ...         return g * y
+        >>> x = ember.zeros(1, requires_grad=True)
+        >>> Exp.apply(x).backward()
+        >>> x.grad
+        tensor([1.])
     """
 
     @functools.wraps(fn)

@@ -19,7 +19,21 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
-    """Raised by gradcheck when analytical and numerical gradients disagree."""
+    """Raised by gradcheck when analytical and numerical gradients disagree.
+
+    A subclass of RuntimeError, as in PyTorch; its message names the output and input
+    and shows both Jacobians.
+
+    Examples:
+        >>> import ember
+        >>> from ember.autograd import GradcheckError, gradcheck
+        >>> x = ember.tensor([1.0], dtype=ember.float64, requires_grad=True)
+        >>> try:
+        ...     gradcheck(lambda t: t * 2 + t.detach() * 0.1, (x,))
+        ... except GradcheckError as e:
+        ...     print(str(e).splitlines()[0])
+        Jacobian mismatch for output 0 with respect to input 0,
+    """
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:

@@ -114,10 +114,23 @@ class Node:
 
     # -- the PyTorch surface ------------------------------------------------------------------
     def name(self) -> str:
+        """The node's name, as PyTorch spells it (``"MulBackward0"``, ``"AccumulateGrad"``).
+
+        Examples:
+            >>> import ember
+            >>> (ember.ones(1, requires_grad=True) * 2).grad_fn.name()
+            'MulBackward0'
+        """
         return type(self).__name__
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """The nodes gradients flow to next: one ``(node, output_nr)`` per input.
+
+        ``node`` is the input's ``grad_fn`` (an ``AccumulateGrad`` for a leaf that
+        requires grad) or None when the input needs no gradient; ``output_nr`` says which
+        of that node's outputs the input was.
+        """
         return tuple((None, 0) if e is None else e for e in self.next_edges)
 
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
@@ -141,6 +154,28 @@ class Node:
 
     # -- what subclasses implement ------------------------------------------------------------
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """Compute the input gradients from the output gradients (the backward rule).
+
+        The engine calls it once per backward pass, with grad mode on only under
+        ``create_graph=True``. Subclasses implement it.
+
+        Args:
+            grads: one gradient (or None) per output of the node.
+
+        Returns:
+            One gradient (or None) per input, in the order of :attr:`next_functions`.
+
+        Note:
+            PyTorch calls a node as ``grad_fn(*grads)``; ember's method takes and
+            returns lists.
+
+        Examples:
+            >>> import ember
+            >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x * 2
+            >>> y.grad_fn.apply([ember.tensor([1.0, 1.0])])
+            [tensor([2., 2.]), None]
+        """
         raise NotImplementedError
 
     def release(self) -> None:

@@ -121,6 +121,14 @@ class set_grad_enabled(_GradModeBase):  # noqa: N801
         pass
 
     def clone(self) -> set_grad_enabled:
+        """A copy with the same mode, made without changing the current grad mode.
+
+        Examples:
+            >>> import ember
+            >>> c = ember.set_grad_enabled(True).clone()
+            >>> type(c).__name__, ember.is_grad_enabled()
+            ('set_grad_enabled', True)
+        """
         prev = is_grad_enabled()
         c = set_grad_enabled(self._enabled)
         _set(prev)
@@ -164,4 +172,12 @@ class inference_mode(_GradModeBase):  # noqa: N801
             _set(False)
 
     def clone(self) -> inference_mode:
+        """A fresh context manager with the same ``mode``, for another ``with`` block.
+
+        Examples:
+            >>> import ember
+            >>> with ember.inference_mode().clone():
+            ...     ember.is_grad_enabled()
+            False
+        """
         return inference_mode(self._mode)

@@ -96,7 +96,20 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 
 
 class SchemaError(ValueError):
-    """A malformed schema or ops file; ``file``/``line``/``col`` locate it (1-based)."""
+    """A malformed schema or ops file; ``file``/``line``/``col`` locate it (1-based).
+
+    Raised by ``ember.library.define`` (and the schema parser) with the message
+    ``file:line:col: what``; a ValueError.
+
+    Examples:
+        >>> from ember.library import SchemaError
+        >>> from ember.dispatcher.schema import parse_schema
+        >>> try:
+        ...     parse_schema("myops::f(Tensor x -> Tensor")
+        ... except SchemaError as e:
+        ...     print(type(e).__name__, e.col is not None)
+        SchemaError True
+    """
 
     def __init__(
         self, what: str, file: str | None = None, line: int | None = None, col: int | None = None

@@ -33,6 +33,16 @@ def _per_group(name: str, optimizer: Optimizer, value: Any) -> list[Any]:
 class ConstantLR(LRScheduler):
     """Multiply the rate by ``factor`` until epoch ``total_iters``, then restore it.
 
+    Args:
+        optimizer: the optimizer whose rates to set.
+        factor: the factor applied before epoch ``total_iters``, in ``[0, 1]``.
+            Default: 1/3.
+        total_iters: the epoch at which the rate goes back to normal. Default: 5.
+        last_epoch: the last epoch's index when resuming. Default: -1.
+
+    Raises:
+        ValueError: ``factor`` is outside ``[0, 1]``.
+
     Examples:
         >>> import ember
         >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
@@ -64,6 +74,13 @@ class ConstantLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """Decay to zero over ``total_iters`` epochs as ``(1 - epoch / total_iters) ** power``.
 
+    Args:
+        optimizer: the optimizer whose rates to set.
+        total_iters: the number of epochs the decay takes; the rate stays 0 after.
+            Default: 5.
+        power: the polynomial's power (1.0: linear). Default: 1.0.
+        last_epoch: the last epoch's index when resuming. Default: -1.
+
     Examples:
         >>> import ember
         >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
@@ -93,6 +110,15 @@ class PolynomialLR(LRScheduler):
 class MultiplicativeLR(LRScheduler):
     """Multiply each group's rate by ``lr_lambda(epoch)`` at every step after the first.
 
+    Args:
+        optimizer: the optimizer whose rates to set.
+        lr_lambda: a function of the epoch index returning a factor, or a list of such
+            functions, one per parameter group.
+        last_epoch: the last epoch's index when resuming. Default: -1.
+
+    Raises:
+        ValueError: ``lr_lambda`` is a list whose length is not the number of groups.
+
     Examples:
         >>> import ember
         >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
@@ -116,6 +142,20 @@ class MultiplicativeLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing from the base rate to ``eta_min`` over ``T_i`` epochs, then a restart;
     each period is ``T_mult`` times the previous one (SGDR).
+
+    Within a period the rate is ``eta_min + (initial_lr - eta_min) * (1 + cos(pi * T_cur
+    / T_i)) / 2``, where ``T_cur`` counts the epochs (possibly fractional) since the last
+    restart.
+
+    Args:
+        optimizer: the optimizer whose rates to set.
+        T_0: the length of the first period, in epochs (a positive int).
+        T_mult: the factor by which each period grows (an int >= 1). Default: 1.
+        eta_min: the lowest rate. Default: 0.0.
+        last_epoch: the last epoch's index when resuming. Default: -1.
+
+    Raises:
+        ValueError: ``T_0`` or ``T_mult`` is not a valid int.
 
     Examples:
         >>> import ember
@@ -142,6 +182,26 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [self.eta_min + (b - self.eta_min) * cos for b in self.base_lrs]
 
     def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or move to ``epoch``, which may be fractional.
+
+        Passing ``epoch = e + i / iters`` after batch ``i`` of ``iters`` anneals within
+        an epoch, as in PyTorch.
+
+        Args:
+            epoch: the (fractional) epoch to move to; None for the next whole one.
+
+        Raises:
+            ValueError: ``epoch`` is negative.
+
+        Examples:
+            >>> import ember
+            >>> from ember.optim import lr_scheduler as L
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+            >>> s = L.CosineAnnealingWarmRestarts(opt, T_0=2)
+            >>> s.step(0.5)
+            >>> round(s.get_last_lr()[0], 4)
+            0.8536
+        """
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -180,6 +240,35 @@ _SCALE_FNS: dict[str, tuple[Callable[[Any, float], float], str]] = {
 class CyclicLR(LRScheduler):
     """Cycle the rate between ``base_lr`` and ``max_lr`` (triangular, triangular2 or
     exp_range), cycling momentum inversely; step it after every batch.
+
+    Smith's cyclical learning rates: each cycle rises for ``step_size_up`` steps and
+    falls for ``step_size_down``; the amplitude is scaled by ``scale_fn`` (``triangular``:
+    constant; ``triangular2``: halved each cycle; ``exp_range``: ``gamma ** step``).
+
+    Args:
+        optimizer: the optimizer whose rates to set (its ``lr`` is replaced by
+            ``base_lr``).
+        base_lr: the lowest rate, or one per group.
+        max_lr: the highest rate, or one per group.
+        step_size_up: steps in the rising half of a cycle. Default: 2000.
+        step_size_down: steps in the falling half; None means ``step_size_up``.
+            Default: None.
+        mode: ``"triangular"``, ``"triangular2"`` or ``"exp_range"``; ignored when
+            ``scale_fn`` is given. Default: ``"triangular"``.
+        gamma: the base of ``exp_range``'s scaling. Default: 1.0.
+        scale_fn: a custom scaling function of one argument, with values in ``[0, 1]``.
+            Default: None.
+        scale_mode: what ``scale_fn`` receives: ``"cycle"`` (the cycle number) or
+            ``"iterations"`` (the step). Default: ``"cycle"``.
+        cycle_momentum: cycle momentum (or ``beta1``) between ``max_momentum`` and
+            ``base_momentum``, inversely to the rate. Default: True.
+        base_momentum: the lowest momentum, or one per group. Default: 0.8.
+        max_momentum: the highest momentum, or one per group. Default: 0.9.
+        last_epoch: the index of the last batch when resuming. Default: -1.
+
+    Raises:
+        ValueError: ``mode`` is unknown without a ``scale_fn``, a per-group list has the
+            wrong length, or the optimizer has no momentum to cycle.
 
     Examples:
         >>> import ember
@@ -234,6 +323,15 @@ class CyclicLR(LRScheduler):
             g["momentum"] = m
 
     def scale_fn(self, x: float) -> float:
+        """The amplitude factor of cycle (or step) ``x``: the user's ``scale_fn`` or ``mode``'s.
+
+        Examples:
+            >>> import ember
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0, momentum=0.9)
+            >>> s = ember.optim.lr_scheduler.CyclicLR(opt, 0.1, 0.5, mode="triangular2")
+            >>> s.scale_fn(1), s.scale_fn(3)
+            (1.0, 0.25)
+        """
         if self._user_scale_fn is not None:
             return self._user_scale_fn(x)
         return _SCALE_FNS[self.mode][0](self, x)
@@ -254,6 +352,15 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
+        """Return the scheduler's state, without the optimizer or a custom ``scale_fn``.
+
+        Examples:
+            >>> import ember
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0, momentum=0.9)
+            >>> s = ember.optim.lr_scheduler.CyclicLR(opt, 0.1, 0.5, scale_fn=lambda x: 1.0)
+            >>> "_user_scale_fn" in s.state_dict(), s.state_dict()["max_lrs"]
+            (False, [0.5])
+        """
         sd = super().state_dict()
         sd.pop("_user_scale_fn", None)
         return sd
@@ -261,6 +368,13 @@ class CyclicLR(LRScheduler):
 
 class ChainedScheduler(LRScheduler):
     """Step several schedulers of one optimizer together, so their effects multiply.
+
+    Args:
+        schedulers: the schedulers to step, all on the same optimizer.
+        optimizer: that optimizer; by default the first scheduler's. Default: None.
+
+    Raises:
+        ValueError: no scheduler is given, or they belong to different optimizers.
 
     Examples:
         >>> import ember
@@ -291,16 +405,51 @@ class ChainedScheduler(LRScheduler):
         self._last_lr = self._lrs()
 
     def step(self, epoch: int | None = None) -> None:
+        """Step every chained scheduler once, in order.
+
+        Args:
+            epoch: ignored; accepted for the common interface.
+
+        Examples:
+            >>> import ember
+            >>> from ember.optim import lr_scheduler as L
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+            >>> s = L.ChainedScheduler([L.ExponentialLR(opt, 0.5), L.ExponentialLR(opt, 0.5)])
+            >>> s.step()
+            >>> s.get_last_lr()
+            [0.25]
+        """
         for s in self._schedulers:
             s.step()
         self._last_lr = self._lrs()
 
     def state_dict(self) -> dict[str, Any]:
+        """Return this scheduler's state, with each chained one's under ``_schedulers``.
+
+        Examples:
+            >>> import ember
+            >>> from ember.optim import lr_scheduler as L
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+            >>> s = L.ChainedScheduler([L.ExponentialLR(opt, 0.5), L.StepLR(opt, 2)])
+            >>> [sd["last_epoch"] for sd in s.state_dict()["_schedulers"]]
+            [0, 0]
+        """
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
         sd["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return sd
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the state of this scheduler and of each chained one.
+
+        Examples:
+            >>> import ember
+            >>> from ember.optim import lr_scheduler as L
+            >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.zeros(1))], lr=1.0)
+            >>> s = L.ChainedScheduler([L.ExponentialLR(opt, 0.5)])
+            >>> s.load_state_dict(s.state_dict())
+            >>> s.get_last_lr()
+            [1.0]
+        """
         state_dict = dict(state_dict)
         subs = state_dict.pop("_schedulers")
         self.__dict__.update(state_dict)

@@ -22,7 +22,43 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
-    """Adam.
+    """Adam: adaptive moment estimation (Kingma and Ba, 2015).
+
+    For each parameter, with gradient ``g`` at step ``t``: add ``weight_decay * p`` to
+    ``g`` (or, with ``decoupled_weight_decay``, shrink ``p`` by ``1 - lr * weight_decay``
+    first, as :class:`AdamW`), then ``m = beta1 * m + (1 - beta1) * g``,
+    ``v = beta2 * v + (1 - beta2) * g * g``, and
+    ``p -= lr * (m / (1 - beta1 ** t)) / (sqrt(v / (1 - beta2 ** t)) + eps)``.
+    With ``amsgrad`` the running maximum of ``v`` replaces ``v`` in the denominator.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-3.
+        betas: decay rates ``(beta1, beta2)`` of the running averages of the gradient and
+            of its square. Default: (0.9, 0.999).
+        eps: added to the denominator for numerical stability. Default: 1e-8.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        amsgrad: use the AMSGrad variant (the maximum of past ``v``). Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective (step along ``+g``). Default: False.
+        capturable: accepted for compatibility (see the note). Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+        fused: accepted for compatibility (see the note). Default: None.
+        decoupled_weight_decay: decay the parameter itself instead of adding to the
+            gradient, which makes this optimizer AdamW. Default: False.
+
+    Raises:
+        ValueError: ``lr``, ``eps`` or ``weight_decay`` is negative, or a beta is outside
+            ``[0, 1)``.
+
+    Note:
+        State per parameter: ``step`` (a float32 0-dim tensor), ``exp_avg``, ``exp_avg_sq``
+        and, with ``amsgrad``, ``max_exp_avg_sq``, as PyTorch names them. ``foreach``,
+        ``fused`` and ``capturable`` are accepted, and stored in each parameter group, so
+        PyTorch code and state dicts work unchanged; they do not change the result. ember
+        always runs the single-tensor update (a few in-place operators per parameter), and
+        the step always runs under ``no_grad``, so ``differentiable=True`` does not make it
+        differentiable.
 
     Examples:
         >>> import ember
@@ -131,7 +167,48 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (default ``weight_decay=1e-2``)."""
+    """AdamW: Adam with decoupled weight decay (Loshchilov and Hutter, 2019).
+
+    The same update as :class:`Adam`, except that weight decay shrinks the parameter
+    directly, ``p *= 1 - lr * weight_decay``, before the Adam step, instead of adding
+    ``weight_decay * p`` to the gradient; the decay is then not rescaled by the adaptive
+    denominator. ``AdamW(...)`` equals ``Adam(..., decoupled_weight_decay=True)`` except
+    for the default ``weight_decay``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-3.
+        betas: decay rates ``(beta1, beta2)`` of the running averages of the gradient and
+            of its square. Default: (0.9, 0.999).
+        eps: added to the denominator for numerical stability. Default: 1e-8.
+        weight_decay: decoupled weight decay coefficient. Default: 1e-2.
+        amsgrad: use the AMSGrad variant. Default: False.
+        maximize: maximize the objective. Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        capturable: accepted for compatibility (see the note). Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+        fused: accepted for compatibility (see the note). Default: None.
+
+    Raises:
+        ValueError: ``lr``, ``eps`` or ``weight_decay`` is negative, or a beta is outside
+            ``[0, 1)``.
+
+    Note:
+        ``foreach``, ``fused`` and ``capturable`` are accepted, and stored in each parameter
+        group, so PyTorch code and state dicts work unchanged; they do not change the
+        result. ember always runs the single-tensor update (a few in-place operators per
+        parameter), and the step always runs under ``no_grad``, so ``differentiable=True``
+        does not make it differentiable.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.AdamW([p], lr=0.1)
+        >>> p.grad = ember.tensor([2.0])
+        >>> opt.step()
+        >>> round(p.item(), 4)
+        0.899
+    """
 
     _decoupled = True
 

@@ -40,8 +40,35 @@ def _scalar(value: float) -> Any:
 
 
 class Adadelta(Optimizer):
-    """Adadelta (Zeiler, 2012): the step is ``sqrt(acc_delta + eps) / sqrt(square_avg + eps)``
-    times the gradient, scaled by ``lr`` (default 1.0).
+    """Adadelta: a step size from running averages of squared gradients and updates.
+
+    Zeiler's method (2012). For each parameter, with gradient ``g``:
+    ``g += weight_decay * p``; ``v = rho * v + (1 - rho) * g * g``;
+    ``delta = sqrt(u + eps) / sqrt(v + eps) * g``; ``u = rho * u + (1 - rho) * delta ** 2``;
+    then ``p -= lr * delta``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: a factor applied to ``delta``. Default: 1.0.
+        rho: decay rate of both running averages. Default: 0.9.
+        eps: added inside the square roots for numerical stability. Default: 1e-6.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        foreach: accepted for compatibility (see the note). Default: None.
+        capturable: accepted for compatibility (see the note). Default: False.
+        maximize: maximize the objective. Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+
+    Raises:
+        ValueError: ``lr``, ``eps`` or ``weight_decay`` is negative, or ``rho`` is outside
+            ``[0, 1]``.
+
+    Note:
+        State per parameter: ``step``, ``square_avg`` (``v``) and ``acc_delta`` (``u``).
+        ``foreach`` and ``capturable`` are accepted, and stored in each parameter group, so
+        PyTorch code and state dicts work unchanged; they do not change the result. ember
+        always runs the single-tensor update (a few in-place operators per parameter), and
+        the step always runs under ``no_grad``, so ``differentiable=True`` does not make it
+        differentiable.
 
     Examples:
         >>> import ember
@@ -94,7 +121,35 @@ class Adadelta(Optimizer):
 
 
 class Adamax(Optimizer):
-    """Adamax: Adam with the infinity norm (``exp_inf = max(beta2 * exp_inf, |g| + eps)``).
+    """Adamax: Adam with the infinity norm in place of the second moment.
+
+    For each parameter, with gradient ``g`` at step ``t``: ``g += weight_decay * p``;
+    ``m = beta1 * m + (1 - beta1) * g``; ``u = max(beta2 * u, |g| + eps)``; then
+    ``p -= lr / (1 - beta1 ** t) * m / u``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 2e-3.
+        betas: decay rates of the running average and of the infinity norm.
+            Default: (0.9, 0.999).
+        eps: added for numerical stability. Default: 1e-8.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective. Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+        capturable: accepted for compatibility (see the note). Default: False.
+
+    Raises:
+        ValueError: ``lr``, ``eps`` or ``weight_decay`` is negative, or a beta is outside
+            ``[0, 1)``.
+
+    Note:
+        State per parameter: ``step``, ``exp_avg`` (``m``) and ``exp_inf`` (``u``).
+        ``foreach`` and ``capturable`` are accepted, and stored in each parameter group, so
+        PyTorch code and state dicts work unchanged; they do not change the result. ember
+        always runs the single-tensor update (a few in-place operators per parameter), and
+        the step always runs under ``no_grad``, so ``differentiable=True`` does not make it
+        differentiable.
 
     Examples:
         >>> import ember
@@ -157,8 +212,38 @@ def _weight_decay(g: dict[str, Any], p: Any, grad: Any) -> Any:
 
 
 class NAdam(Optimizer):
-    """Adam with Nesterov momentum and PyTorch's momentum-decay schedule
-    (``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``).
+    """NAdam: Adam with Nesterov momentum (Dozat, 2016).
+
+    Like :class:`Adam`, but the step looks ahead with the next momentum coefficient.
+    The momentum follows a schedule, ``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t *
+    momentum_decay))``; with ``P_t`` the product ``mu_1 ... mu_t`` and
+    ``d = sqrt(v / (1 - beta2 ** t)) + eps``, the update is
+    ``p -= lr * (1 - mu_t) / (1 - P_t) * g / d + lr * mu_{t+1} / (1 - P_t * mu_{t+1}) * m / d``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 2e-3.
+        betas: decay rates of the running averages of the gradient and of its square.
+            Default: (0.9, 0.999).
+        eps: added to the denominator for numerical stability. Default: 1e-8.
+        weight_decay: L2 penalty coefficient (or decoupled decay, see below). Default: 0.
+        momentum_decay: the momentum schedule's decay. Default: 4e-3.
+        decoupled_weight_decay: decay the parameter itself, as AdamW does. Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective. Default: False.
+        capturable: accepted for compatibility (see the note). Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+
+    Raises:
+        ValueError: a hyperparameter is negative or a beta is outside ``[0, 1)``.
+
+    Note:
+        State per parameter: ``step``, ``mu_product`` (``P_t``), ``exp_avg`` and
+        ``exp_avg_sq``. ``foreach`` and ``capturable`` are accepted, and stored in each
+        parameter group, so PyTorch code and state dicts work unchanged; they do not change
+        the result. ember always runs the single-tensor update (a few in-place operators per
+        parameter), and the step always runs under ``no_grad``, so ``differentiable=True``
+        does not make it differentiable.
 
     Examples:
         >>> import ember
@@ -216,8 +301,36 @@ class NAdam(Optimizer):
 
 
 class RAdam(Optimizer):
-    """Rectified Adam: plain momentum SGD while the variance estimate is unreliable
-    (``rho_t <= 5``), then Adam scaled by the rectification term.
+    """RAdam: Adam with a rectified adaptive learning rate (Liu et al., 2020).
+
+    Early on the variance estimate is unreliable: while its length ``rho_t`` (computed
+    from ``beta2`` and ``t``) is at most 5, the step is plain momentum,
+    ``p -= lr * m / (1 - beta1 ** t)``; after that it is the Adam step multiplied by the
+    rectification term ``r_t``, which tends to 1 as training goes on.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-3.
+        betas: decay rates of the running averages of the gradient and of its square.
+            Default: (0.9, 0.999).
+        eps: added to the denominator for numerical stability. Default: 1e-8.
+        weight_decay: L2 penalty coefficient (or decoupled decay, see below). Default: 0.
+        decoupled_weight_decay: decay the parameter itself, as AdamW does. Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective. Default: False.
+        capturable: accepted for compatibility (see the note). Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+
+    Raises:
+        ValueError: ``lr``, ``eps`` or ``weight_decay`` is negative, or a beta is outside
+            ``[0, 1)``.
+
+    Note:
+        State per parameter: ``step``, ``exp_avg`` and ``exp_avg_sq``. ``foreach`` and
+        ``capturable`` are accepted, and stored in each parameter group, so PyTorch code and
+        state dicts work unchanged; they do not change the result. ember always runs the
+        single-tensor update (a few in-place operators per parameter), and the step always
+        runs under ``no_grad``, so ``differentiable=True`` does not make it differentiable.
 
     Examples:
         >>> import ember

@@ -109,7 +109,34 @@ def _strong_wolfe(
 
 
 class LBFGS(Optimizer):
-    """Limited-memory BFGS; ``step`` needs a closure that recomputes the loss.
+    """L-BFGS: a quasi-Newton method that needs a closure recomputing the loss.
+
+    Each :meth:`step` runs up to ``max_iter`` iterations: it estimates the inverse Hessian
+    from the last ``history_size`` steps and gradient changes (the two-loop recursion),
+    moves along that direction by ``lr`` (or by a step a strong-Wolfe line search
+    finds), and stops early when the gradient or the change in loss gets small. All
+    parameters are treated as one flat vector, so memory grows with
+    ``history_size * numel``.
+
+    Args:
+        params: the parameters to optimize (a single group).
+        lr: learning rate (the initial step of the line search). Default: 1.
+        max_iter: most iterations per :meth:`step`. Default: 20.
+        max_eval: most closure evaluations per :meth:`step`. Default: ``max_iter * 5 // 4``.
+        tolerance_grad: stop when the largest gradient entry is at most this.
+            Default: 1e-7.
+        tolerance_change: stop when the loss or the parameters change by at most this.
+            Default: 1e-9.
+        history_size: how many past updates to keep. Default: 100.
+        line_search_fn: None (fixed step ``lr``) or ``"strong_wolfe"``. Default: None.
+
+    Raises:
+        ValueError: ``lr`` is negative, or ``params`` holds several parameter groups.
+        RuntimeError: ``line_search_fn`` is not None or ``"strong_wolfe"``.
+
+    Note:
+        As in PyTorch, the state is kept under the first parameter with PyTorch's
+        names, so state dicts interchange. The closure runs with gradients enabled.
 
     Examples:
         >>> import ember

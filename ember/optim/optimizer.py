@@ -32,7 +32,32 @@ required: Any = _Required()
 
 
 class Optimizer:
-    """Base class of optimizers; subclasses implement ``step``.
+    """Base class of all optimizers: parameter groups, per-parameter state, state dicts.
+
+    An optimizer holds its parameters in ``param_groups``, a list of dicts; each group has
+    a ``"params"`` list and its own copy of every hyperparameter in ``defaults`` (a group
+    may override any of them, e.g. a smaller ``lr`` for a pretrained backbone).
+    ``state`` maps each parameter to a dict of its buffers (momentum, running averages,
+    the ``step`` count). Subclasses implement :meth:`step`.
+
+    Args:
+        params: an iterable of tensors, of ``(name, tensor)`` pairs (as
+            ``model.named_parameters()`` yields), or of dicts that each define a
+            parameter group (a ``"params"`` entry plus any hyperparameters to override).
+        defaults: the default value of every hyperparameter, used by groups that do not
+            set it; ``ember.optim.optimizer.required`` marks one that each group must set.
+
+    Raises:
+        TypeError: ``params`` is a single tensor, a set, or holds something that is not a
+            tensor.
+        ValueError: ``params`` is empty, holds a non-leaf tensor, or lists a parameter in
+            two groups.
+
+    Note:
+        ``state_dict()`` numbers parameters by their position across the groups, as
+        PyTorch does, so an optimizer's state dict saved with ``ember.save`` loads into
+        PyTorch and back. Optimizer steps run under ``ember.compile`` too: hyperparameters
+        a scheduler changes are read live by a compiled step.
 
     Examples:
         >>> import ember
@@ -64,6 +89,31 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own hyperparameters.
+
+        Useful to start training layers that were frozen: the new group takes every
+        hyperparameter it does not set from ``defaults``.
+
+        Args:
+            param_group: a dict with a ``"params"`` entry (a tensor, or an ordered
+                iterable of tensors or of ``(name, tensor)`` pairs) and any
+                hyperparameters to override.
+
+        Raises:
+            TypeError: ``param_group`` is not a dict, its params are a set, or one is not
+                a tensor.
+            ValueError: a parameter is not a leaf or is already in another group, a
+                required hyperparameter is missing, or the group has names while the
+                others have none (or the reverse).
+
+        Examples:
+            >>> import ember
+            >>> a, b = ember.nn.Parameter(ember.ones(1)), ember.nn.Parameter(ember.ones(1))
+            >>> opt = ember.optim.SGD([a], lr=0.1)
+            >>> opt.add_param_group({"params": [b], "lr": 0.01})
+            >>> [g["lr"] for g in opt.param_groups]
+            [0.1, 0.01]
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         bump_epoch()
@@ -110,6 +160,26 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter this optimizer updates.
+
+        Args:
+            set_to_none: if True (the default), set each ``.grad`` to None, which frees
+                its memory and lets the next ``backward`` write it afresh; if False, fill
+                it with zeros in place (a gradient that has a ``grad_fn`` is detached
+                first).
+
+        Examples:
+            >>> import ember
+            >>> p = ember.nn.Parameter(ember.ones(2))
+            >>> opt = ember.optim.SGD([p], lr=0.1)
+            >>> p.grad = ember.ones(2)
+            >>> opt.zero_grad(set_to_none=False)
+            >>> p.grad
+            tensor([0., 0.])
+            >>> opt.zero_grad()
+            >>> p.grad is None
+            True
+        """
         for g in self.param_groups:
             for p in g["params"]:
                 if p.grad is None:
@@ -131,9 +201,58 @@ class Optimizer:
             return closure()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient, once.
+
+        Subclasses implement the update rule. Parameters whose ``.grad`` is None are
+        skipped.
+
+        Args:
+            closure: an optional function that clears the gradients, recomputes the loss,
+                calls ``backward`` and returns the loss. It runs with gradients enabled;
+                :class:`LBFGS` needs it, the other optimizers accept it.
+
+        Returns:
+            The loss ``closure`` returned, or None without a closure.
+
+        Examples:
+            >>> import ember
+            >>> p = ember.nn.Parameter(ember.tensor([1.0, 2.0]))
+            >>> opt = ember.optim.SGD([p], lr=0.5)
+            >>> def closure():
+            ...     opt.zero_grad()
+            ...     loss = (p * p).sum()
+            ...     loss.backward()
+            ...     return loss
+            >>> opt.step(closure)
+            tensor(5., grad_fn=<SumBackward0>)
+            >>> p
+            Parameter containing:
+            tensor([0., 0.], requires_grad=True)
+        """
         raise NotImplementedError
 
     def state_dict(self) -> dict[str, Any]:
+        """Return the optimizer's state and hyperparameters as a plain dict.
+
+        Returns:
+            ``{"state": ..., "param_groups": ...}``: ``state`` maps a parameter's index
+            (its position counted across all groups) to its buffers; each entry of
+            ``param_groups`` holds the group's hyperparameters and, under ``"params"``, the
+            indices of its parameters. The tensors are the optimizer's own, not copies:
+            save the dict (``ember.save``) or copy it before training on.
+
+        Examples:
+            >>> import ember
+            >>> p = ember.nn.Parameter(ember.ones(2))
+            >>> opt = ember.optim.SGD([p], lr=0.1, momentum=0.9)
+            >>> p.grad = ember.ones(2)
+            >>> opt.step()
+            >>> sd = opt.state_dict()
+            >>> sd["state"]
+            {0: {'momentum_buffer': tensor([1., 1.])}}
+            >>> sd["param_groups"][0]["lr"], sd["param_groups"][0]["params"]
+            (0.1, [0])
+        """
         mapping: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
@@ -146,6 +265,31 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the state and hyperparameters from a :meth:`state_dict`.
+
+        The dict is copied (tensors are cloned), so it can be used again. Floating-point
+        buffers are cast to their parameter's dtype and moved to its device; the ``step``
+        counts keep their dtype.
+
+        Args:
+            state_dict: what :meth:`state_dict` returned, for an optimizer built over
+                parameters of the same shapes, in the same groups and order.
+
+        Raises:
+            ValueError: the number of groups, or the size of a group, differs.
+
+        Examples:
+            >>> import ember
+            >>> p = ember.nn.Parameter(ember.ones(2))
+            >>> opt = ember.optim.SGD([p], lr=0.1, momentum=0.9)
+            >>> p.grad = ember.ones(2)
+            >>> opt.step()
+            >>> q = ember.nn.Parameter(ember.ones(2))
+            >>> opt2 = ember.optim.SGD([q], lr=0.5, momentum=0.9)
+            >>> opt2.load_state_dict(opt.state_dict())
+            >>> opt2.param_groups[0]["lr"], opt2.state[q]["momentum_buffer"]
+            (0.1, tensor([1., 1.]))
+        """
         # ember.Tensor has no __deepcopy__ (copy.deepcopy(t) raises), so clone tensors by hand.
         state_dict = _copy_tree(state_dict)
         bump_epoch()

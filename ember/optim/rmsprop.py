@@ -18,6 +18,49 @@ __all__ = ["RMSprop", "Adagrad"]
 
 
 class RMSprop(Optimizer):
+    """RMSprop: divide the gradient by a running root mean square of its recent values.
+
+    For each parameter, with gradient ``g``: ``g += weight_decay * p``;
+    ``v = alpha * v + (1 - alpha) * g * g``; the denominator is ``sqrt(v) + eps``, or,
+    with ``centered``, ``sqrt(v - a * a) + eps`` where ``a`` is the running mean of ``g``
+    (same ``alpha``); then ``p -= lr * g / denominator``, or with momentum
+    ``b = momentum * b + g / denominator`` and ``p -= lr * b``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-2.
+        alpha: smoothing constant of the running average of ``g * g``. Default: 0.99.
+        eps: added to the denominator for numerical stability. Default: 1e-8.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        momentum: momentum factor. Default: 0.
+        centered: normalize by an estimate of the gradient's variance instead of its
+            second moment. Default: False.
+        capturable: accepted for compatibility (see the note). Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective. Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+
+    Raises:
+        ValueError: a hyperparameter is negative.
+
+    Note:
+        State per parameter: ``step``, ``square_avg`` and, as needed, ``momentum_buffer``
+        and ``grad_avg``, as PyTorch names them. ``foreach`` and ``capturable`` are
+        accepted, and stored in each parameter group, so PyTorch code and state dicts work
+        unchanged; they do not change the result. ember always runs the single-tensor update
+        (a few in-place operators per parameter), and the step always runs under
+        ``no_grad``, so ``differentiable=True`` does not make it differentiable.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.RMSprop([p], lr=0.01)
+        >>> p.grad = ember.tensor([2.0])
+        >>> opt.step()
+        >>> round(p.item(), 4)
+        0.9
+    """
+
     def __init__(
         self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
         weight_decay: float = 0, momentum: float = 0, centered: bool = False,
@@ -80,6 +123,45 @@ class RMSprop(Optimizer):
 
 
 class Adagrad(Optimizer):
+    """Adagrad: scale each coordinate's step by its accumulated squared gradients.
+
+    For each parameter, with gradient ``g`` at step ``t``: ``g += weight_decay * p``;
+    ``clr = lr / (1 + (t - 1) * lr_decay)``; ``s += g * g``; then
+    ``p -= clr * g / (sqrt(s) + eps)``. ``s`` starts at ``initial_accumulator_value``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-2.
+        lr_decay: learning-rate decay per step. Default: 0.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        initial_accumulator_value: the starting value of the sum of squares. Default: 0.
+        eps: added to the denominator for numerical stability. Default: 1e-10.
+        foreach: accepted for compatibility (see the note). Default: None.
+        maximize: maximize the objective. Default: False.
+        differentiable: accepted for compatibility (see the note). Default: False.
+        fused: accepted for compatibility (see the note). Default: None.
+
+    Raises:
+        ValueError: a hyperparameter is negative.
+
+    Note:
+        The state (``step`` and ``sum``) is created when the optimizer is built, as in
+        PyTorch, so ``state_dict()`` holds it before the first step. ``foreach`` and
+        ``fused`` are accepted, and stored in each parameter group, so PyTorch code and
+        state dicts work unchanged; they do not change the result. ember always runs the
+        single-tensor update (a few in-place operators per parameter), and the step always
+        runs under ``no_grad``, so ``differentiable=True`` does not make it differentiable.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.tensor([1.0]))
+        >>> opt = ember.optim.Adagrad([p], lr=0.1)
+        >>> p.grad = ember.tensor([2.0])
+        >>> opt.step()
+        >>> round(p.item(), 4)
+        0.9
+    """
+
     def __init__(
         self, params: Any, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
         initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None,

@@ -17,7 +17,35 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent.
+    """Stochastic gradient descent, with optional momentum and Nesterov momentum.
+
+    For each parameter, with gradient ``g``: ``g += weight_decay * p``; with momentum,
+    ``b = g`` on the first step and ``b = momentum * b + (1 - dampening) * g`` after, and
+    ``g`` becomes ``b`` (or ``g + momentum * b`` with ``nesterov``); then ``p -= lr * g``.
+
+    Args:
+        params: the parameters to optimize, or dicts defining parameter groups.
+        lr: learning rate. Default: 1e-3.
+        momentum: momentum factor. Default: 0.
+        dampening: dampening of the momentum. Default: 0.
+        weight_decay: L2 penalty coefficient. Default: 0.
+        nesterov: use Nesterov momentum. Default: False.
+        maximize: maximize the objective (step along ``+g``). Default: False.
+        foreach: accepted for compatibility (see the note). Default: None.
+        differentiable: accepted for compatibility (see the note). Default: False.
+        fused: accepted for compatibility (see the note). Default: None.
+
+    Raises:
+        ValueError: ``lr``, ``momentum`` or ``weight_decay`` is negative, or ``nesterov``
+            is set without a positive momentum and zero dampening.
+
+    Note:
+        State per parameter: ``momentum_buffer`` (only with momentum), as PyTorch names it.
+        ``foreach`` and ``fused`` are accepted, and stored in each parameter group, so
+        PyTorch code and state dicts work unchanged; they do not change the result. ember
+        always runs the single-tensor update (a few in-place operators per parameter), and
+        the step always runs under ``no_grad``, so ``differentiable=True`` does not make it
+        differentiable.
 
     Examples:
         >>> import ember

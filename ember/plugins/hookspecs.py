@@ -35,12 +35,82 @@ import pluggy
 __all__ = ["hookspec", "hookimpl", "EmberHookSpecs", "PROJECT"]
 
 PROJECT = "ember"
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# pluggy's markers, under ember's project name; subclassed only so that they carry
+# ember's documentation (a marker instance's own __doc__ cannot be set).
+class _HookspecMarker(pluggy.HookspecMarker):  # type: ignore[misc]
+    """Decorator declaring a method of :class:`EmberHookSpecs` as an ember hook.
+
+    ember's own contract uses it; a plugin never needs it (plugins implement hooks with
+    ``hookimpl``). It is pluggy's ``HookspecMarker`` for the project ``"ember"``:
+    ``@hookspec`` declares a hook whose results are collected from every plugin into a
+    list, ``@hookspec(firstresult=True)`` one that stops at the first non-None result.
+
+    Examples:
+        >>> import ember.plugins as P
+        >>> class Specs:
+        ...     @P.hookspec(firstresult=True)
+        ...     def my_hook(self) -> int:
+        ...         "Return a number."
+        >>> Specs.my_hook.ember_spec["firstresult"]
+        True
+    """
+
+    __slots__ = ()
+
+
+class _HookimplMarker(pluggy.HookimplMarker):  # type: ignore[misc]
+    """Decorator marking a plugin method as the implementation of an ember hook.
+
+    Decorate the methods of your plugin object whose names are hooks of
+    :class:`EmberHookSpecs` (``ember_plugin_api_version``, ``ember_device_backends``,
+    ``ember_register_kernels``, ...); the plugin loader calls them. It is pluggy's
+    ``HookimplMarker`` for the project ``"ember"``, so pluggy's options apply
+    (``@hookimpl(tryfirst=True)``, ``trylast``, ``hookwrapper``, ...).
+
+    Examples:
+        >>> import ember.plugins as P
+        >>> class MyPlugin:
+        ...     @P.hookimpl
+        ...     def ember_plugin_api_version(self):
+        ...         return P.PLUGIN_API_VERSION
+        >>> hasattr(MyPlugin.ember_plugin_api_version, "ember_impl")
+        True
+    """
+
+    __slots__ = ()
+
+
+hookspec = _HookspecMarker(PROJECT)
+hookimpl = _HookimplMarker(PROJECT)
 
 
 class EmberHookSpecs:
-    """Hook specifications. Every hook is optional except where a namespace requires it."""
+    """The hook specifications: every hook an ember plugin may implement, with its contract.
+
+    Each method below documents one hook: what it receives, what it returns and when
+    ember calls it. Every hook is optional except ``ember_plugin_api_version`` (and
+    ``ember_device_backends`` for an ``ember.devices`` plugin). A plugin is any object
+    whose methods carry ``@ember.plugins.hookimpl`` and are named after these hooks;
+    pluggy checks their argument names against the specifications here.
+
+    Examples:
+        >>> import pluggy
+        >>> import ember.plugins as P
+        >>> pm = pluggy.PluginManager("ember")
+        >>> pm.add_hookspecs(P.EmberHookSpecs)
+        >>> class Plugin:
+        ...     @P.hookimpl
+        ...     def ember_plugin_api_version(self):
+        ...         return P.PLUGIN_API_VERSION
+        ...     @P.hookimpl
+        ...     def ember_environment(self):
+        ...         return {"driver": "1.0"}
+        >>> _ = pm.register(Plugin())
+        >>> pm.hook.ember_plugin_api_version(), pm.hook.ember_environment()
+        (1, [{'driver': '1.0'}])
+    """
 
     @hookspec(firstresult=True)
     def ember_plugin_api_version(self) -> int:  # type: ignore[empty-body]
@@ -106,8 +176,24 @@ class EmberHookSpecs:
 
     @hookspec
     def ember_compiler_backend(self) -> Any:
-        """A compiler backend object (``ember.compilers`` plugins)."""
+        """A compiler backend (``ember.compilers`` plugins): ``backend(graph, example_inputs)``.
+
+        Called once, when ``ember.compile(..., backend=name)`` first names the entry point
+        (or ``python -m ember info`` lists it). Return a callable that receives the
+        captured graph (an ``ember.compiler.graph.Graph``) and the example tensors, and
+        returns ``fn`` that runs the graph on the flattened tensor arguments of a later
+        call (the contract is in ``ember.compiler.backends``, beside ember's own
+        ``eager``, ``aot_eager`` and ``ember``). Required for this namespace: a plugin
+        returning nothing, or something not callable, fails to load.
+        """
 
     @hookspec
     def ember_process_group_backend(self) -> Any:
-        """A process-group backend (``ember.distributed`` plugins)."""
+        """A process-group backend (``ember.distributed`` plugins).
+
+        Called once, when ``ember.distributed.init_process_group(backend=name)`` first
+        names the entry point (or ``python -m ember info`` lists it). Return an
+        ``ember.distributed.backend.ProcessGroupBackend`` whose ``name`` is the entry
+        point's name; its ``is_available()`` and ``unavailable_reason()`` decide whether
+        it can be used here. Required for this namespace. See docs/distributed.md.
+        """

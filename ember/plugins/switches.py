@@ -109,7 +109,14 @@ def get_num_threads() -> int:
 
 
 def init_num_threads() -> None:
-    """Re-apply the thread count set by ``set_num_threads`` (PyTorch calls it in new threads)."""
+    """Re-apply the thread count set by ``set_num_threads`` (PyTorch calls it in new threads).
+
+    Does nothing until ``set_num_threads`` has been called.
+
+    Examples:
+        >>> import ember
+        >>> ember.init_num_threads()
+    """
     if _state["num_threads"] is not None:
         set_num_threads(_state["num_threads"])
 
@@ -119,6 +126,20 @@ def set_num_interop_threads(n: int) -> None:
 
     ember runs operators on the calling thread, so the value is recorded and reported
     by ``get_num_interop_threads``.
+
+    Args:
+        n: a positive number of threads.
+
+    Raises:
+        RuntimeError: ``n`` is not a positive int, or the count was already set.
+
+    Examples:
+        >>> import ember
+        >>> try:
+        ...     ember.set_num_interop_threads(0)
+        ... except RuntimeError as e:
+        ...     print(e)
+        set_num_interop_threads expects a positive integer
     """
     n = _positive_int(n, "set_num_interop_threads")
     if _state["interop_threads"] is not None:
@@ -164,7 +185,13 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 
 def get_float32_matmul_precision() -> str:
-    """The value last set by ``set_float32_matmul_precision`` (``"highest"`` at start)."""
+    """The value last set by ``set_float32_matmul_precision`` (``"highest"`` at start).
+
+    Examples:
+        >>> import ember
+        >>> ember.get_float32_matmul_precision()
+        'highest'
+    """
     return str(_state["matmul_precision"])
 
 
@@ -188,15 +215,48 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
+    """Whether ``use_deterministic_algorithms(True)`` is in effect.
+
+    Examples:
+        >>> import ember
+        >>> ember.are_deterministic_algorithms_enabled()
+        False
+    """
     return bool(_state["deterministic"])
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether ``use_deterministic_algorithms`` was called with ``warn_only=True``.
+
+    Examples:
+        >>> import ember
+        >>> ember.use_deterministic_algorithms(True, warn_only=True)
+        >>> ember.is_deterministic_algorithms_warn_only_enabled()
+        True
+        >>> ember.use_deterministic_algorithms(False)
+    """
     return bool(_state["warn_only"])
 
 
 def set_deterministic_debug_mode(debug_mode: str | int) -> None:
-    """``"default"``/0, ``"warn"``/1 or ``"error"``/2, as ``use_deterministic_algorithms``."""
+    """Set the determinism mode by level: ``"default"``/0, ``"warn"``/1 or ``"error"``/2.
+
+    The same switch as ``use_deterministic_algorithms``: 0 turns it off, 1 turns it on
+    with ``warn_only=True``, 2 turns it on. ember's kernels are deterministic anyway.
+
+    Args:
+        debug_mode: the level, as a name or an int.
+
+    Raises:
+        RuntimeError: the level is none of these.
+
+    Examples:
+        >>> import ember
+        >>> ember.set_deterministic_debug_mode("warn")
+        >>> ember.get_deterministic_debug_mode()
+        1
+        >>> ember.set_deterministic_debug_mode(0)
+    """
     if isinstance(debug_mode, str):
         if debug_mode not in _DEBUG_MODES:
             raise RuntimeError(
@@ -212,6 +272,13 @@ def set_deterministic_debug_mode(debug_mode: str | int) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
+    """Return the determinism level: 0 (off), 1 (warn only) or 2 (on).
+
+    Examples:
+        >>> import ember
+        >>> ember.get_deterministic_debug_mode()
+        0
+    """
     if not _state["deterministic"]:
         return 0
     return 1 if _state["warn_only"] else 2
@@ -238,19 +305,55 @@ def set_default_device(dev: Any) -> None:
 
 
 def get_default_device() -> device:
+    """Return the device factories use when none is given (``cpu`` unless set).
+
+    Examples:
+        >>> import ember
+        >>> ember.get_default_device()
+        device(type='cpu')
+    """
     from ember.dispatcher import devices
 
     return devices.normalize(devices._default_device[0])
 
 
 def set_flush_denormal(mode: bool) -> bool:
-    """Whether denormal flushing could be set: False, ember's kernels keep denormals."""
+    """Whether denormal flushing could be set: False, ember's kernels keep denormals.
+
+    Note:
+        PyTorch returns True on x86 CPUs and then flushes denormals to zero; ember
+        always answers False and leaves the kernels unchanged.
+
+    Examples:
+        >>> import ember
+        >>> ember.set_flush_denormal(True)
+        False
+    """
     return False
 
 
 def set_warn_always(b: bool) -> None:
+    """Record whether warnings that fire once should fire every time (PyTorch's switch).
+
+    ember's own warnings follow Python's ``warnings`` filters either way; the value is
+    reported by ``is_warn_always_enabled``.
+
+    Examples:
+        >>> import ember
+        >>> ember.set_warn_always(True)
+        >>> ember.is_warn_always_enabled()
+        True
+        >>> ember.set_warn_always(False)
+    """
     _state["warn_always"] = bool(b)
 
 
 def is_warn_always_enabled() -> bool:
+    """Whether ``set_warn_always(True)`` is in effect.
+
+    Examples:
+        >>> import ember
+        >>> ember.is_warn_always_enabled()
+        False
+    """
     return bool(_state["warn_always"])

@@ -61,6 +61,21 @@ def save(obj: Any, f: str | os.PathLike[str] | IO[bytes], pickle_protocol: int =
     complete. Views of one storage share one record and stay views after loading. Only protocol
     2 (the default) loads with ``weights_only=True``, in ember and in torch.
 
+    Args:
+        obj: what to save: tensors, parameters, ``state_dict()`` results, optimizer state,
+            and containers and plain values holding them.
+        f: a path, ``os.PathLike`` or writable binary file object.
+        pickle_protocol: the pickle protocol of ``data.pkl``. Default: 2.
+
+    Raises:
+        pickle.PicklingError: ``obj`` holds something that cannot be pickled (a lambda, an
+            open file). A path is then left untouched.
+
+    Note:
+        ``torch.load`` reads the file, and ember reads ``torch.save``'s. PyTorch's
+        ``pickle_module`` and ``_use_new_zipfile_serialization`` arguments are not
+        accepted: ember always writes the zip format with Python's pickle.
+
     Examples:
         >>> import ember, os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "w.pt")
@@ -93,10 +108,18 @@ def load(
         mmap: map storages from the file (copy-on-write) instead of reading them; needs a path.
         limits: resource limits for this call (default: ``get_load_limits()``).
 
+    Returns:
+        The saved object, its tensors on the devices ``map_location`` chose.
+
     Raises:
         CheckpointError: the file is corrupt, truncated, inconsistent or unsupported.
         WeightsUnpicklingError: the restricted unpickler refused a global or an opcode.
         CheckpointLimitError: loading would exceed a limit of ``LoadLimits``.
+
+    Note:
+        Differences from ``torch.load``: ``weights_only`` may also be passed
+        positionally; there is no ``pickle_module`` argument; ``limits`` is ember's own
+        (PyTorch does not bound the memory an untrusted file may claim).
 
     Examples:
         >>> import ember, io

@@ -37,15 +37,58 @@ class CheckpointError(RuntimeError):
     """A checkpoint could not be loaded: corrupt, truncated, inconsistent or unsupported.
 
     It derives from RuntimeError because that is what PyTorch raises for most of these cases.
+    The message says what is wrong (a missing record, a bad CRC, a truncated file).
+
+    Examples:
+        >>> import io, ember
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2)}, buf)
+        >>> truncated = io.BytesIO(buf.getvalue()[:50])
+        >>> try:
+        ...     ember.load(truncated)
+        ... except ember.serialization.CheckpointError as e:
+        ...     print(str(e).split(":")[0])
+        corrupt checkpoint
     """
 
 
 class WeightsUnpicklingError(CheckpointError, pickle.UnpicklingError):
-    """The restricted (``weights_only=True``) unpickler refused something in the file."""
+    """The restricted (``weights_only=True``) unpickler refused something in the file.
+
+    ``ember.load`` uses the restricted unpickler by default, as PyTorch 2.6+ does: a
+    checkpoint may build tensors, containers and a few safe types, but not arbitrary
+    classes. The message names the refused global and how to allow it
+    (``add_safe_globals``); catch it also as ``pickle.UnpicklingError``.
+
+    Examples:
+        >>> import io, fractions, ember
+        >>> buf = io.BytesIO()
+        >>> ember.save({"ratio": fractions.Fraction(1, 3)}, buf)
+        >>> try:
+        ...     ember.load(io.BytesIO(buf.getvalue()))
+        ... except ember.serialization.WeightsUnpicklingError as e:
+        ...     print(str(e).split(":")[0])
+        Weights only load failed
+    """
 
 
 class CheckpointLimitError(WeightsUnpicklingError):
-    """Loading would exceed a resource limit (see ``set_load_limits``)."""
+    """Loading would exceed a resource limit (see ``set_load_limits``).
+
+    The message names the limit (a field of :class:`LoadLimits`) to raise if the file
+    is trusted.
+
+    Examples:
+        >>> import io, ember
+        >>> from ember.serialization import CheckpointLimitError, LoadLimits
+        >>> buf = io.BytesIO()
+        >>> ember.save([[1], [2], [3]], buf)
+        >>> try:
+        ...     ember.load(io.BytesIO(buf.getvalue()), limits=LoadLimits(max_memo=1))
+        ... except CheckpointLimitError as e:
+        ...     print(str(e).split(";")[0])
+        pickle memo exceeds 1 entries
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +106,20 @@ class LoadLimits:
         max_nesting: most MARKs open at once (nesting of tuples, lists and dicts).
         max_pickle_bytes: largest ``data.pkl`` record accepted.
         verify_crc: check each record's CRC-32 when it is not 0 (never done for mmap loads).
+
+    Note:
+        PyTorch has no such limits; ember adds them so that loading an untrusted file
+        cannot exhaust memory. The defaults are far above what ordinary checkpoints
+        need.
+
+    Examples:
+        >>> import ember
+        >>> from ember.serialization import LoadLimits
+        >>> LoadLimits().max_nesting
+        1000
+        >>> strict = LoadLimits(max_expansion=4.0, verify_crc=True)
+        >>> strict.budget(1000) == 4 * 1000 + strict.min_budget
+        True
     """
 
     max_expansion: float = 32.0
@@ -161,12 +218,28 @@ def add_safe_globals(safe_globals: list[Any]) -> None:
 
 
 def get_safe_globals() -> list[Any]:
-    """The entries added with ``add_safe_globals`` (ember starts with none)."""
+    """Return the entries added with ``add_safe_globals`` (ember starts with none).
+
+    Examples:
+        >>> import fractions, ember
+        >>> ember.serialization.add_safe_globals([fractions.Fraction])
+        >>> ember.serialization.get_safe_globals()
+        [<class 'fractions.Fraction'>]
+        >>> ember.serialization.clear_safe_globals()
+    """
     return list(_entries)
 
 
 def clear_safe_globals() -> None:
-    """Remove every user-allowlisted global."""
+    """Remove every global added with ``add_safe_globals`` (the built-in allowlist stays).
+
+    Examples:
+        >>> import fractions, ember
+        >>> ember.serialization.add_safe_globals([fractions.Fraction])
+        >>> ember.serialization.clear_safe_globals()
+        >>> ember.serialization.get_safe_globals()
+        []
+    """
     _user.clear()
     _entries.clear()
 

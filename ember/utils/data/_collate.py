@@ -78,7 +78,24 @@ def default_collate(batch: list[Any]) -> Any:
 
 
 def default_convert(data: Any) -> Any:
-    """Turn numpy arrays into tensors, recursing through containers (no batching)."""
+    """Turn numpy arrays into tensors, recursing through containers, without batching.
+
+    What a :class:`DataLoader` applies to each sample when ``batch_size=None``. Mappings
+    keep their keys, named tuples their type, other tuples become lists; arrays of
+    strings or objects, and everything else, are returned unchanged.
+
+    Args:
+        data: a sample: an array, a container of arrays, or anything else.
+
+    Returns:
+        ``data`` with each numeric numpy array replaced by a tensor sharing its memory.
+
+    Examples:
+        >>> import numpy as np
+        >>> from ember.utils.data import default_convert
+        >>> default_convert([np.arange(3), (1, 2)])
+        [tensor([0, 1, 2]), [1, 2]]
+    """
     if isinstance(data, np.ndarray) and data.dtype.kind not in "OUS":
         return ember.from_numpy(data)
     if isinstance(data, cabc.Mapping):

@@ -73,7 +73,18 @@ _info: WorkerInfo | None = None
 
 
 def get_worker_info() -> WorkerInfo | None:
-    """In a worker process, its id, count, seed and dataset copy; None in the main process."""
+    """Return facts about the current DataLoader worker, or None in the main process.
+
+    Inside a worker process (``num_workers > 0``) the result has ``id`` (from 0),
+    ``num_workers``, ``seed`` (this worker's base seed) and ``dataset`` (the worker's own
+    copy of the dataset). An :class:`IterableDataset` uses it to give each worker its
+    share of the data, and ``worker_init_fn`` to seed other libraries.
+
+    Examples:
+        >>> from ember.utils.data import get_worker_info
+        >>> get_worker_info() is None
+        True
+    """
     return _info
 
 

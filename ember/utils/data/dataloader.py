@@ -27,7 +27,62 @@ __all__ = ["DataLoader"]
 
 
 class DataLoader:
-    """Iterate over ``dataset`` in batches.
+    """Iterate over a dataset in batches, optionally shuffled and loaded by worker processes.
+
+    Each pass (``for batch in loader``) takes indices from the sampler, groups them into
+    batches of ``batch_size``, fetches the samples and merges them with ``collate_fn``
+    (by default :func:`default_collate`: tensors, numbers and numpy arrays are stacked
+    along a new first dimension; tuples, lists and dicts are collated field by field).
+    An :class:`IterableDataset` is iterated instead, and batched as it yields.
+
+    Args:
+        dataset: a map-style :class:`Dataset` (or any object with ``__getitem__`` and
+            ``__len__``) or an :class:`IterableDataset`.
+        batch_size: samples per batch; None turns batching off (each sample goes
+            through :func:`default_convert`). Default: 1.
+        shuffle: visit the samples in a new random order each pass. Default: None
+            (False).
+        sampler: the order of the indices (a :class:`Sampler` or any iterable); excludes
+            ``shuffle``. Default: None.
+        batch_sampler: yields whole lists of indices; excludes ``batch_size``,
+            ``shuffle``, ``sampler`` and ``drop_last``. Default: None.
+        num_workers: worker processes that fetch and collate batches; 0 loads in the
+            main process. Default: 0.
+        collate_fn: merges a list of samples into a batch. Default: None
+            (:func:`default_collate`, or :func:`default_convert` without batching).
+        pin_memory: accepted for compatibility (see the note). Default: False.
+        drop_last: drop the last batch if it is smaller than ``batch_size``.
+            Default: False.
+        timeout: seconds to wait for a batch from the workers before raising (0: no
+            limit). Default: 0.
+        worker_init_fn: called in each worker with its id, after seeding, before
+            loading. Default: None.
+        multiprocessing_context: a start method name (``"fork"``, ``"spawn"``,
+            ``"forkserver"``) or a context; default fork where available. Default: None.
+        generator: the random generator of the shuffling order and the workers' base
+            seed; default: ember's global generator. Default: None.
+        prefetch_factor: batches each worker keeps in flight; only with workers.
+            Default: None (2).
+        persistent_workers: accepted for compatibility (see the note); needs
+            ``num_workers > 0``. Default: False.
+        pin_memory_device: accepted for compatibility (see the note). Default: ``""``.
+        in_order: accepted for compatibility: batches always come in the sampler's
+            order. Default: True.
+
+    Raises:
+        ValueError: options conflict (``sampler`` with ``shuffle``, ``batch_sampler``
+            with batching options, ``prefetch_factor`` or ``persistent_workers`` without
+            workers, a sampler option with an :class:`IterableDataset`) or are negative.
+        RuntimeError: while iterating, a worker died or timed out. An exception raised
+            in a worker is raised again in the main process, with the same type and
+            the worker's traceback in its message.
+
+    Note:
+        Differences from PyTorch: batches come out in order whatever ``in_order`` says;
+        workers are started for each pass and stopped at its end even with
+        ``persistent_workers=True``; ``pin_memory`` has no effect, because ember's
+        devices copy from ordinary host memory. Shuffled orders are reproducible under
+        a seed but differ from the ones PyTorch draws.
 
     Examples:
         >>> import ember
@@ -35,6 +90,11 @@ class DataLoader:
         >>> ds = TensorDataset(ember.arange(5))
         >>> [b[0].tolist() for b in DataLoader(ds, batch_size=2)]
         [[0, 1], [2, 3], [4]]
+        >>> len(DataLoader(ds, batch_size=2, drop_last=True))
+        2
+        >>> _ = ember.manual_seed(0)
+        >>> sorted(x for (b,) in DataLoader(ds, batch_size=2, shuffle=True) for x in b.tolist())
+        [0, 1, 2, 3, 4]
     """
 
     def __init__(

@@ -28,7 +28,24 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Dataset(Generic[T_co]):
-    """Base class of map-style datasets."""
+    """Base class of map-style datasets: samples looked up by index.
+
+    Subclass it and implement ``__getitem__(index)`` and, for the default samplers,
+    ``__len__``. ``a + b`` concatenates two datasets (a :class:`ConcatDataset`).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import DataLoader, Dataset
+        >>> class Squares(Dataset):
+        ...     def __len__(self):
+        ...         return 4
+        ...     def __getitem__(self, i):
+        ...         return ember.tensor([float(i * i)])
+        >>> [b.tolist() for b in DataLoader(Squares(), batch_size=2)]
+        [[[0.0], [1.0]], [[4.0], [9.0]]]
+        >>> len(Squares() + Squares())
+        8
+    """
 
     def __getitem__(self, index: Any) -> T_co:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -171,7 +188,18 @@ class ChainDataset(IterableDataset[Any]):
 
 
 class Subset(Dataset[T_co]):
-    """The samples of ``dataset`` at ``indices``."""
+    """A view of a dataset restricted to the given indices, in their order.
+
+    Args:
+        dataset: the dataset to draw from.
+        indices: the indices of ``dataset`` that make up the subset.
+
+    Examples:
+        >>> from ember.utils.data import Subset
+        >>> s = Subset(["a", "b", "c", "d"], [3, 1])
+        >>> len(s), s[0], s[1]
+        (2, 'd', 'b')
+    """
 
     def __init__(self, dataset: Dataset[T_co], indices: Sequence[int]) -> None:
         self.dataset = dataset
@@ -189,7 +217,36 @@ class Subset(Dataset[T_co]):
 def random_split(
     dataset: Dataset[T_co], lengths: Sequence[int | float], generator: Generator | None = None
 ) -> list[Subset[T_co]]:
-    """Split into non-overlapping random subsets of the given lengths (or fractions)."""
+    """Split a dataset into non-overlapping random subsets of the given lengths.
+
+    Args:
+        dataset: the dataset to split.
+        lengths: the size of each subset, or fractions summing to 1; fractions are
+            floored and the remainder is spread one by one over the first subsets.
+        generator: the random generator of the permutation; default: ember's global
+            generator (seed it with ``ember.manual_seed``).
+
+    Returns:
+        One :class:`Subset` per length.
+
+    Raises:
+        ValueError: the lengths do not sum to ``len(dataset)`` (or a fraction is outside
+            ``[0, 1]``).
+
+    Note:
+        The split is reproducible under a seed, but not the same permutation PyTorch
+        draws for that seed (ember derives it from its own generator).
+
+    Examples:
+        >>> import ember
+        >>> from ember.utils.data import random_split
+        >>> train, test = random_split(range(10), [0.7, 0.3])
+        >>> len(train), len(test)
+        (7, 3)
+        >>> a, b = random_split(range(5), [3, 2], generator=ember.Generator().manual_seed(0))
+        >>> sorted(list(a) + list(b))
+        [0, 1, 2, 3, 4]
+    """
     n = len(dataset)  # type: ignore[arg-type]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []

@@ -32,7 +32,24 @@ def _permutation(n: int, generator: Generator | None) -> list[int]:
 
 
 class Sampler:
-    """Base class: ``__iter__`` yields dataset indices."""
+    """Base class of samplers: an iterable of dataset indices (or of batches of them).
+
+    Subclass it and implement ``__iter__`` (and ``__len__`` when it is known); a
+    :class:`DataLoader` takes one as ``sampler`` (indices) or ``batch_sampler`` (lists).
+
+    Args:
+        data_source: accepted for compatibility and ignored, as in PyTorch.
+
+    Examples:
+        >>> from ember.utils.data import Sampler
+        >>> class Evens(Sampler):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(0, self.n, 2))
+        >>> list(Evens(7))
+        [0, 2, 4, 6]
+    """
 
     def __init__(self, data_source: Any = None) -> None:
         pass
@@ -42,7 +59,18 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """``0, 1, ..., len(data_source) - 1``."""
+    """Yield the indices ``0, 1, ..., len(data_source) - 1`` in order.
+
+    What a :class:`DataLoader` uses without ``shuffle``.
+
+    Args:
+        data_source: the dataset (anything with a length).
+
+    Examples:
+        >>> from ember.utils.data import SequentialSampler
+        >>> list(SequentialSampler("abc"))
+        [0, 1, 2]
+    """
 
     def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
@@ -55,7 +83,23 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A random permutation (or ``num_samples`` draws with replacement).
+    """Yield the indices in a random order (or ``num_samples`` draws with replacement).
+
+    What a :class:`DataLoader` uses with ``shuffle=True``; each pass draws a new order.
+
+    Args:
+        data_source: the dataset (anything with a length).
+        replacement: draw with replacement. Default: False.
+        num_samples: how many indices to yield; default ``len(data_source)``. Without
+            replacement, a larger number yields whole permutations one after another.
+        generator: the random generator; default: ember's global one. Default: None.
+
+    Raises:
+        TypeError: ``replacement`` is not a bool.
+        ValueError: ``num_samples`` is not a positive int.
+
+    Note:
+        Orders are reproducible under a seed but differ from the ones PyTorch draws.
 
     Examples:
         >>> import ember
@@ -86,6 +130,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self) -> int:
+        """The number of indices one pass yields (``len(data_source)`` unless given)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
