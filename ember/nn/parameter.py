@@ -21,6 +21,17 @@ _SLOTS = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_ks"
 class Parameter(Tensor):
     """A tensor that is a module parameter: ``Parameter(data, requires_grad=True)``.
 
+    A ``Parameter`` assigned to a ``Module`` attribute is registered in its ``parameters()``.
+    It shares ``data``'s storage and is always a leaf; operations on it return plain
+    tensors.
+
+    Args:
+        data: the initial value. Default: ``None`` (an empty tensor).
+        requires_grad: whether autograd tracks it. Default: ``True``.
+
+    Raises:
+        TypeError: if ``data`` is not a Tensor.
+
     Examples:
         >>> import ember
         >>> p = ember.nn.Parameter(ember.zeros(2))
@@ -72,7 +83,23 @@ class Parameter(Tensor):
 
 
 class Buffer:
-    """Marker for ``Module.__setattr__``: ``self.x = Buffer(t, persistent=True)``."""
+    """Mark a tensor as a buffer when assigned to a module attribute.
+
+    ``module.x = Buffer(t)`` is the same as ``module.register_buffer("x", t, persistent)``:
+    the tensor follows ``to()`` and, when ``persistent``, appears in ``state_dict``.
+
+    Args:
+        data: the tensor.
+        persistent: whether ``state_dict`` includes it. Default: ``True``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Module()
+        >>> m.mask = ember.nn.Buffer(ember.ones(2))
+        >>> m.tmp = ember.nn.Buffer(ember.zeros(1), persistent=False)
+        >>> [name for name, _ in m.named_buffers()], list(m.state_dict())
+        (['mask', 'tmp'], ['mask'])
+    """
 
     def __init__(self, data: Tensor, persistent: bool = True) -> None:
         self.data = data

@@ -58,12 +58,28 @@ def scaled_dot_product_attention(
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Tensor:
-    """``softmax(Q K^T * scale + mask) V`` over the last two dims (..., L, E) x (..., S, E).
+    """Attend from queries to keys and values: ``softmax(Q K^T * scale + mask) V``.
+
+    ``softmax(Q K^T * scale + mask) V`` over the last two dims (..., L, E) x (..., S, E).
 
     ``attn_mask`` broadcasts to (..., L, S): bool (True = attend) or float (added).
     ``is_causal`` masks out keys after each query (top-left aligned, as PyTorch); it may
     not be combined with ``attn_mask``.
     ``enable_gqa`` repeats the key/value heads (dim -3) to match the query's heads.
+
+    Args:
+        query: ``(..., L, E)``.
+        key: ``(..., S, E)``.
+        value: ``(..., S, E_v)``.
+        attn_mask: broadcastable to ``(..., L, S)``; bool (True = attend) or float (added to
+            the scores). Default: ``None``.
+        dropout_p: dropout probability on the attention weights. Default: ``0.0``.
+        is_causal: mask out keys after each query. Default: ``False``.
+        scale: the score scale. Default: ``None`` (``1 / sqrt(E)``).
+        enable_gqa: repeat the key/value heads to match the query's. Default: ``False``.
+
+    Returns:
+        ``(..., L, E_v)``.
 
     Examples:
         >>> import ember
@@ -212,6 +228,48 @@ def multi_head_attention_forward(
     Returns ``(output, weights)``; ``weights`` is (N, L, S) averaged over heads, or
     (N, num_heads, L, S) with ``average_attn_weights=False``, or None unless
     ``need_weights``. Unbatched inputs (L, E) drop the batch dim of both.
+
+    This is what ``ember.nn.MultiheadAttention`` calls; most code should use the module.
+
+    Args:
+        query: ``(L, N, E)`` or ``(L, E)``.
+        key: ``(S, N, E_k)`` or ``(S, E_k)``.
+        value: ``(S, N, E_v)`` or ``(S, E_v)``.
+        embed_dim_to_check: ``E``, checked against the query.
+        num_heads: the number of heads; divides ``E``.
+        in_proj_weight: the packed ``(3 * E, E)`` query/key/value projection, or ``None``
+            with ``use_separate_proj_weight``.
+        in_proj_bias: the packed ``(3 * E,)`` bias, or ``None``.
+        bias_k: a ``(1, 1, E)`` bias appended to the keys, or ``None``.
+        bias_v: a ``(1, 1, E)`` bias appended to the values, or ``None``.
+        add_zero_attn: append a zero key and value.
+        dropout_p: dropout probability on the attention weights.
+        out_proj_weight: ``(E, E)``.
+        out_proj_bias: ``(E,)``, or ``None``.
+        training: apply dropout. Default: ``True``.
+        key_padding_mask: ``(N, S)``, True (or ``-inf``) where a key is ignored. Default: ``None``.
+        need_weights: also return the attention weights. Default: ``True``.
+        attn_mask: ``(L, S)`` or ``(N * num_heads, L, S)``, boolean or additive. Default: ``None``.
+        use_separate_proj_weight: use ``q_proj_weight``, ``k_proj_weight`` and
+            ``v_proj_weight`` instead of ``in_proj_weight``. Default: ``False``.
+        q_proj_weight: the separate query projection. Default: ``None``.
+        k_proj_weight: the separate key projection. Default: ``None``.
+        v_proj_weight: the separate value projection. Default: ``None``.
+        static_k: precomputed ``(N * num_heads, S, E / num_heads)`` keys. Default: ``None``.
+        static_v: precomputed values, shaped like ``static_k``. Default: ``None``.
+        average_attn_weights: average the weights over the heads. Default: ``True``.
+        is_causal: a hint that ``attn_mask`` is the causal mask. Default: ``False``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> E, heads = 4, 2
+        >>> q = ember.ones(3, 2, E)
+        >>> out, w = F.multi_head_attention_forward(
+        ...     q, q, q, E, heads, ember.ones(3 * E, E), None, None, None, False, 0.0,
+        ...     ember.eye(E), None)
+        >>> out.shape, w.shape
+        (ember.Size([3, 2, 4]), ember.Size([2, 3, 3]))
     """
     batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:

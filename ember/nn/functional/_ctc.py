@@ -65,6 +65,20 @@ def ctc_loss(
     ``targets`` is (N, S) padded or 1-D concatenated; ``reduction="mean"`` divides each
     sample's loss by its target length, then averages over the batch.
 
+    See ``ember.nn.CTCLoss``.
+
+    Args:
+        log_probs: ``(T, N, C)`` or ``(T, C)`` log-probabilities (``log_softmax`` output).
+        targets: ``(N, S)`` padded, or 1-D concatenated label sequences.
+        input_lengths: ``(N,)`` lengths of the inputs (a tensor or a sequence).
+        target_lengths: ``(N,)`` lengths of the targets.
+        blank: the index of the blank class. Default: ``0``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        zero_infinity: replace infinite losses and their gradients by 0. Default: ``False``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
+
     Examples:
         >>> import ember
         >>> lp = ember.full((2, 1, 2), 0.5).log()  # T=2, N=1, C=2 (blank=0)

@@ -30,7 +30,19 @@ def _clamp_min_no_grad(t: Tensor, lo: float) -> Tensor:
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
-    """``x / max(||x||_p, eps)`` along ``dim``.
+    """Scale slices along ``dim`` to unit p-norm: ``x / max(||x||_p, eps)``.
+
+    ``x / max(||x||_p, eps)`` along ``dim``.
+
+    Args:
+        input: any shape.
+        p: the norm degree. Default: ``2.0``.
+        dim: the dimension to normalise. Default: ``1``.
+        eps: the smallest norm divided by. Default: ``1e-12``.
+        out: a tensor to write the result into. Default: ``None``.
+
+    Returns:
+        A tensor of the input's shape.
 
     Examples:
         >>> import ember
@@ -43,7 +55,18 @@ def normalize(
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim`` (broadcasting).
+    """Compute the cosine of the angle between ``x1`` and ``x2`` along ``dim``.
+
+    ``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim`` (broadcasting).
+
+    Args:
+        x1: the first input.
+        x2: the second input, broadcastable with ``x1``.
+        dim: the dimension to reduce. Default: ``1``.
+        eps: the smallest norm divided by. Default: ``1e-8``.
+
+    Returns:
+        The broadcast shape without ``dim``; values in ``[-1, 1]``.
 
     Examples:
         >>> import ember
@@ -60,7 +83,19 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:
-    """``||x1 - x2 + eps||_p`` over the last dim (broadcasting).
+    """Compute the p-norm distance between ``x1`` and ``x2`` over the last dim.
+
+    ``||x1 - x2 + eps||_p`` over the last dim (broadcasting).
+
+    Args:
+        x1: ``(N, D)`` or ``(D,)``.
+        x2: broadcastable with ``x1``.
+        p: the norm degree. Default: ``2.0``.
+        eps: added to the difference to avoid a zero norm. Default: ``1e-6``.
+        keepdim: keep the reduced dim. Default: ``False``.
+
+    Returns:
+        ``(N,)`` or ``()`` (``(N, 1)`` with ``keepdim``).
 
     Examples:
         >>> import ember
@@ -77,6 +112,13 @@ def pairwise_distance(
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between all row pairs ``i < j`` of an (N, M) input, in row-major
     order of the upper triangle: N * (N - 1) / 2 values.
+
+    Args:
+        input: ``(N, M)``.
+        p: the norm degree. Default: ``2.0``.
+
+    Returns:
+        ``(N * (N - 1) / 2,)``.
 
     Examples:
         >>> import ember

@@ -61,6 +61,20 @@ def dropout1d(
 ) -> Tensor:
     """Zero whole channels of (N, C, L) or (C, L) input with probability ``p``.
 
+    Kept channels are scaled by ``1 / (1 - p)``; see ``ember.nn.Dropout1d``.
+
+    Args:
+        input: ``(N, C, L)`` or ``(C, L)``.
+        p: the probability of zeroing a channel. Default: ``0.5``.
+        training: apply dropout (otherwise return ``input``). Default: ``True``.
+        inplace: write the result into ``input``. Default: ``False``.
+
+    Returns:
+        A tensor of the input's shape.
+
+    Raises:
+        RuntimeError: if the input is not 2- or 3-d.
+
     Examples:
         >>> import ember
         >>> x = ember.ones(2, 3, 4)
@@ -82,6 +96,22 @@ def dropout2d(
     """Zero whole channels of (N, C, H, W) or (C, H, W) input with probability ``p``.
 
     A 3-D input is taken as (N, C, L), as PyTorch does (with its warning).
+
+    Args:
+        input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        p: the probability of zeroing a channel. Default: ``0.5``.
+        training: apply dropout (otherwise return ``input``). Default: ``True``.
+        inplace: write the result into ``input``. Default: ``False``.
+
+    Returns:
+        A tensor of the input's shape; kept channels are scaled by ``1 / (1 - p)``.
+
+    Examples:
+        >>> import ember
+        >>> _ = ember.manual_seed(0)
+        >>> y = ember.nn.functional.dropout2d(ember.ones(1, 8, 2, 2))
+        >>> y.flatten(2).amax(-1)
+        tensor([[0., 0., 0., 0., 2., 0., 2., 0.]])
     """
     if input.ndim not in (3, 4):
         warnings.warn(
@@ -107,7 +137,23 @@ def dropout2d(
 def dropout3d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:
-    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p``."""
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p``.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        p: the probability of zeroing a channel. Default: ``0.5``.
+        training: apply dropout (otherwise return ``input``). Default: ``True``.
+        inplace: write the result into ``input``. Default: ``False``.
+
+    Returns:
+        A tensor of the input's shape; kept channels are scaled by ``1 / (1 - p)``.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.ones(1, 2, 2, 2, 2)
+        >>> ember.nn.functional.dropout3d(x, training=False) is x
+        True
+    """
     if input.ndim not in (4, 5):
         warnings.warn(
             f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and "
@@ -139,7 +185,20 @@ def _alpha(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
 def alpha_dropout(
     input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
 ) -> Tensor:
-    """Dropout for SELU networks: keeps zero mean and unit variance.
+    """Alpha dropout: dropout that keeps a SELU network's zero mean and unit variance.
+
+    Dropout for SELU networks: keeps zero mean and unit variance.
+
+    See ``ember.nn.AlphaDropout``.
+
+    Args:
+        input: any shape.
+        p: the probability of dropping an element. Default: ``0.5``.
+        training: apply dropout. Default: ``False`` (unlike ``dropout``, as in PyTorch).
+        inplace: write the result into ``input``. Default: ``False``.
+
+    Returns:
+        A tensor of the input's shape.
 
     Examples:
         >>> import ember
@@ -153,5 +212,27 @@ def alpha_dropout(
 def feature_alpha_dropout(
     input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
 ) -> Tensor:
-    """``alpha_dropout`` of whole channels (one draw per sample and channel)."""
+    """Alpha dropout of whole channels, for SELU networks.
+
+    ``alpha_dropout`` of whole channels (one draw per sample and channel).
+
+    Dropped channels take SELU's negative saturation value and the result is rescaled to
+    keep zero mean and unit variance (see ``ember.nn.AlphaDropout``).
+
+    Args:
+        input: ``(N, C, *)``.
+        p: the probability of dropping a channel. Default: ``0.5``.
+        training: apply dropout (otherwise return ``input``). Default: ``False``.
+        inplace: write the result into ``input``. Default: ``False``.
+
+    Returns:
+        A tensor of the input's shape.
+
+    Examples:
+        >>> import ember
+        >>> _ = ember.manual_seed(0)
+        >>> y = ember.nn.functional.feature_alpha_dropout(ember.ones(1, 4, 3), 0.5, training=True)
+        >>> (y.amin(-1) == y.amax(-1)).all().item()  # each channel is constant
+        True
+    """
     return _alpha(input, p, training, inplace, True)

@@ -111,10 +111,31 @@ def embedding_bag(
     sparse: bool = False, per_sample_weights: Tensor | None = None,
     include_last_offset: bool = False, padding_idx: int | None = None,
 ) -> Tensor:  # fmt: skip
-    """Sums, means or maxima of bags of embeddings, without building the per-index rows' tensor
+    """Reduce bags of embeddings to one vector each: their sum, mean or maximum.
+
+    Sums, means or maxima of bags of embeddings, without building the per-index rows' tensor
     of every bag.
 
     ``input`` is (B, L) (B bags of L indices) or 1-D with ``offsets`` giving each bag's start.
+
+    See ``ember.nn.EmbeddingBag``.
+
+    Args:
+        input: ``(B, L)`` indices, or 1-d indices with ``offsets``.
+        weight: the table, ``(num_embeddings, embedding_dim)``.
+        offsets: ``(B,)`` start of each bag in a 1-d ``input``. Default: ``None``.
+        max_norm: the largest norm a looked-up row may keep. Default: ``None``.
+        norm_type: the p of the norm for ``max_norm``. Default: ``2``.
+        scale_grad_by_freq: scale gradients by inverse index frequency. Default: ``False``.
+        mode: ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
+        sparse: must be ``False``; ``True`` raises ``NotImplementedError``. Default: ``False``.
+        per_sample_weights: weights like ``input``, with ``mode='sum'``. Default: ``None``.
+        include_last_offset: ``offsets`` has one extra entry, the end of the last bag.
+            Default: ``False``.
+        padding_idx: a row left out of every bag. Default: ``None``.
+
+    Returns:
+        ``(B, embedding_dim)``.
 
     Examples:
         >>> import ember

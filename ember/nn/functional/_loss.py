@@ -69,6 +69,18 @@ def mse_loss(
 ) -> Tensor:  # fmt: skip
     """Mean squared error.
 
+    Args:
+        input: any shape.
+        target: the input's shape.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        weight: a weight per element (the input's shape); a weighted mean divides by the
+            weights' sum. Default: ``None``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
     Examples:
         >>> import ember
         >>> ember.nn.functional.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([0.0, 0.0]))
@@ -82,6 +94,28 @@ def l1_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", weight: Tensor | None = None,
 ) -> Tensor:  # fmt: skip
+    """Mean absolute error: ``|input - target|`` per element, then reduced.
+
+    See ``ember.nn.L1Loss``.
+
+    Args:
+        input: any shape.
+        target: the input's shape.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        weight: a weight per element (the input's shape); a weighted mean divides by the
+            weights' sum. Default: ``None``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([2.0, 2.0]))
+        tensor(1.)
+    """
     return _weighted(
         (input - target).abs(), weight, input, _legacy(size_average, reduce, reduction)
     )
@@ -91,6 +125,28 @@ def smooth_l1_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", beta: float = 1.0,
 ) -> Tensor:  # fmt: skip
+    """Smooth L1 loss: squared error below ``beta``, absolute error above.
+
+    ``0.5 * d ** 2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta``. See
+    ``ember.nn.SmoothL1Loss``.
+
+    Args:
+        input: any shape.
+        target: the input's shape.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        beta: where the loss turns linear; 0 gives the L1 loss. Default: ``1.0``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.smooth_l1_loss(ember.tensor([0.5, 3.0]), ember.zeros(2), reduction='none')
+        tensor([0.1250, 2.5000])
+    """
     d = (input - target).abs()
     if beta == 0.0:
         loss = d
@@ -103,6 +159,27 @@ def huber_loss(
     input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
     weight: Tensor | None = None,
 ) -> Tensor:  # fmt: skip
+    """Huber loss: squared error below ``delta``, linear error above.
+
+    ``0.5 * d ** 2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 * delta)``. See
+    ``ember.nn.HuberLoss``.
+
+    Args:
+        input: any shape.
+        target: the input's shape.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        delta: where the loss turns linear. Default: ``1.0``.
+        weight: a weight per element, applied before the reduction. Default: ``None``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.huber_loss(ember.tensor([1.0, 4.0]), ember.zeros(2), reduction='none', delta=2.0)
+        tensor([0.5000, 6.0000])
+    """
     d = (input - target).abs()
     loss = ember.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     return _reduce(loss * weight if weight is not None else loss, reduction)
@@ -124,6 +201,34 @@ def nll_loss(
     input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
     ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
+    """Negative log likelihood loss of log-probabilities and class indices.
+
+    The loss of sample ``n`` is ``-weight[t_n] * input[n, t_n]``; a ``'mean'`` divides by the
+    sum of the weights of the targets that are not ``ignore_index``. See ``ember.nn.NLLLoss``.
+
+    Args:
+        input: log-probabilities ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+        target: class indices ``(N,)``, ``()`` or ``(N, d1, ...)``.
+        weight: a weight per class, ``(C,)``. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        ignore_index: a target value that contributes nothing. Default: ``-100``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the target's shape with ``reduction='none'``.
+
+    Raises:
+        ValueError: if the batch sizes differ.
+        RuntimeError: for a floating-point target or a target out of ``[0, C)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> logp = ember.tensor([[0.5, 0.5], [0.25, 0.75]]).log()
+        >>> F.nll_loss(logp, ember.tensor([0, 1]))
+        tensor(0.4904)
+    """
     reduction = _legacy(size_average, reduce, reduction)
     x, t, unbatched = _batched(input, target)
     if x.shape[0] != t.shape[0]:
@@ -205,6 +310,21 @@ def cross_entropy(
 ) -> Tensor:  # fmt: skip
     """Cross entropy of logits with class indices or class probabilities.
 
+    Args:
+        input: logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+        target: class indices ``(N,)``, ``()`` or ``(N, d1, ...)``, or class probabilities of
+            the input's shape.
+        weight: a weight per class, ``(C,)``. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        ignore_index: an index target that contributes nothing. Default: ``-100``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        label_smoothing: mix the target with the uniform distribution by this amount.
+            Default: ``0.0``.
+
+    Returns:
+        A scalar, or one loss per sample with ``reduction='none'``.
+
     Examples:
         >>> import ember
         >>> F = ember.nn.functional
@@ -256,6 +376,32 @@ def binary_cross_entropy(
     input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
     reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
+    """Binary cross-entropy between probabilities and targets in ``[0, 1]``.
+
+    ``-w * (y * log(x) + (1 - y) * log(1 - x))``, the logarithms clamped at -100. See
+    ``ember.nn.BCELoss``.
+
+    Args:
+        input: probabilities, any shape.
+        target: the input's shape.
+        weight: a weight broadcast to the input. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Raises:
+        ValueError: if the target's shape differs from the input's.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> x, y = ember.tensor([0.8, 0.1]), ember.tensor([1.0, 0.0])
+        >>> round(F.binary_cross_entropy(x, y).item(), 4)
+        0.1643
+    """
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -271,6 +417,33 @@ def binary_cross_entropy_with_logits(
     input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
     reduce: Any = None, reduction: str = "mean", pos_weight: Tensor | None = None,
 ) -> Tensor:  # fmt: skip
+    """Binary cross-entropy on logits: ``sigmoid`` and ``binary_cross_entropy`` in one stable step.
+
+    See ``ember.nn.BCEWithLogitsLoss``.
+
+    Args:
+        input: logits, any shape.
+        target: the input's shape.
+        weight: a weight broadcast to the input. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        pos_weight: a weight of the positive class, broadcast along the last dim.
+            Default: ``None``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Raises:
+        ValueError: if the target's shape differs from the input's.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> x, y = ember.tensor([2.0, -1.0]), ember.tensor([1.0, 0.0])
+        >>> round(F.binary_cross_entropy_with_logits(x, y).item(), 4)
+        0.2201
+    """
     if target.shape != input.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -290,6 +463,31 @@ def kl_div(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", log_target: bool = False,
 ) -> Tensor:  # fmt: skip
+    """Kullback-Leibler divergence loss: ``target * (log(target) - input)`` per element.
+
+    ``input`` holds log-probabilities; ``target`` probabilities, or log-probabilities with
+    ``log_target``. Use ``reduction='batchmean'`` for the true divergence. See
+    ``ember.nn.KLDivLoss``.
+
+    Args:
+        input: any shape.
+        target: the input's shape.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'batchmean'``, ``'sum'`` or ``'mean'``. Default: ``'mean'``.
+        log_target: ``target`` is given as log-probabilities. Default: ``False``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> p = ember.tensor([[0.5, 0.5]])
+        >>> q = ember.tensor([[0.25, 0.75]])
+        >>> round(F.kl_div(q.log(), p, reduction='batchmean').item(), 4)
+        0.1438
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)
@@ -305,6 +503,29 @@ def cosine_embedding_loss(
     input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
+    """Cosine embedding loss: ``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for -1.
+
+    See ``ember.nn.CosineEmbeddingLoss``.
+
+    Args:
+        input1: ``(N, D)`` or ``(D,)``.
+        input2: the same shape.
+        target: ``(N,)`` or ``()`` of 1 and -1.
+        margin: the similarity above which a -1 pair costs. Default: ``0.0``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> a = ember.tensor([[1.0, 0.0], [1.0, 0.0]])
+        >>> F.cosine_embedding_loss(a, a, ember.tensor([1, -1]), reduction='none')
+        tensor([0., 1.])
+    """
     eps = 1e-12
     dim = input1.ndim - 1
     prod = (input1 * input2).sum(dim)

@@ -36,7 +36,23 @@ def margin_ranking_loss(
     input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``max(0, -target * (input1 - input2) + margin)``.
+    """Margin ranking loss: ``input1`` should rank above ``input2`` where ``target`` is 1.
+
+    ``max(0, -target * (input1 - input2) + margin)``.
+
+    See ``ember.nn.MarginRankingLoss``.
+
+    Args:
+        input1: any shape.
+        input2: the same shape.
+        target: the same shape, of 1 and -1.
+        margin: the required gap. Default: ``0.0``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
 
     Examples:
         >>> import ember
@@ -57,7 +73,29 @@ def hinge_embedding_loss(
     input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
     reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``x`` where ``target == 1`` and ``max(0, margin - x)`` where ``target == -1``."""
+    """Hinge embedding loss for distances ``x`` labelled 1 (similar) or -1 (dissimilar).
+
+    ``x`` where ``target == 1`` and ``max(0, margin - x)`` where ``target == -1``.
+
+    See ``ember.nn.HingeEmbeddingLoss``.
+
+    Args:
+        input: any shape.
+        target: the input's shape, of 1 and -1.
+        margin: the distance beyond which a -1 pair costs nothing. Default: ``1.0``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> x, y = ember.tensor([0.3, 0.3]), ember.tensor([1.0, -1.0])
+        >>> ember.nn.functional.hinge_embedding_loss(x, y, reduction='none')
+        tensor([0.3000, 0.7000])
+    """
     reduction = _legacy(size_average, reduce, reduction)
     zeros = ember.zeros_like(input)
     hinge = ember.where(target != 1, (margin - input).relu(), zeros)
@@ -69,7 +107,26 @@ def soft_margin_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``log(1 + exp(-target * input))`` (two-class logistic loss), overflow-free."""
+    """Soft margin loss: the logistic loss of targets of 1 and -1.
+
+    ``log(1 + exp(-target * input))`` (two-class logistic loss), overflow-free.
+
+    Args:
+        input: any shape.
+        target: the input's shape, of 1 and -1.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> x, y = ember.tensor([2.0, -1.0]), ember.tensor([1.0, -1.0])
+        >>> round(ember.nn.functional.soft_margin_loss(x, y).item(), 4)
+        0.2201
+    """
     reduction = _legacy(size_average, reduce, reduction)
     z = -target * input
     return _reduce(z.relu() + (-z.abs()).exp().log1p(), reduction)
@@ -79,7 +136,27 @@ def multilabel_soft_margin_loss(
     input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
     reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """Per-class logistic loss averaged over the classes (last dim) of each sample."""
+    """Per-class logistic loss averaged over the classes (last dim) of each sample.
+
+    See ``ember.nn.MultiLabelSoftMarginLoss``.
+
+    Args:
+        input: ``(N, C)``.
+        target: ``(N, C)`` of 0 and 1.
+        weight: a weight per class, ``(C,)``. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> y = ember.tensor([[1.0, 0.0, 1.0]])
+        >>> ember.nn.functional.multilabel_soft_margin_loss(ember.zeros(1, 3), y, reduction='none')
+        tensor([0.6931])
+    """
     reduction = _legacy(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
     if weight is not None:
@@ -111,7 +188,24 @@ def multi_margin_loss(
     weight: Tensor | None = None, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """Multi-class hinge: ``sum_{j != y} max(0, margin - x[y] + x[j])^p / C`` per sample.
+    """Multi-class hinge loss: the true class's score should beat the others by ``margin``.
+
+    Multi-class hinge: ``sum_{j != y} max(0, margin - x[y] + x[j])^p / C`` per sample.
+
+    See ``ember.nn.MultiMarginLoss``.
+
+    Args:
+        input: ``(N, C)`` or ``(C,)``.
+        target: class indices ``(N,)`` or ``()``.
+        p: 1 or 2. Default: ``1``.
+        margin: the required gap. Default: ``1.0``.
+        weight: a weight per class, ``(C,)``. Default: ``None``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
 
     Examples:
         >>> import ember
@@ -143,8 +237,30 @@ def multilabel_margin_loss(
     input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """Multi-label hinge: ``target`` lists each sample's classes, ended by the first -1;
-    ``sum over (target j, non-target k) of max(0, 1 - (x[j] - x[k])) / C``."""
+    """Multi-label hinge loss over (target, non-target) class pairs.
+
+    Multi-label hinge: ``target`` lists each sample's classes, ended by the first -1;
+    ``sum over (target j, non-target k) of max(0, 1 - (x[j] - x[k])) / C``.
+
+    See ``ember.nn.MultiLabelMarginLoss``.
+
+    Args:
+        input: ``(N, C)`` or ``(C,)``.
+        target: integer class indices of the input's shape, padded with -1.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.tensor([[0.1, 0.2, 0.4, 0.8]])
+        >>> y = ember.tensor([[3, 0, -1, 1]])
+        >>> round(ember.nn.functional.multilabel_margin_loss(x, y).item(), 4)
+        0.85
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if input.ndim > 2 or input.ndim == 0 or target.shape != input.shape:
         raise RuntimeError(
@@ -184,7 +300,36 @@ def triplet_margin_loss(
     eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the p-norm pairwise distance."""
+    """Triplet margin loss: an anchor should be nearer its positive than its negative.
+
+    ``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the p-norm pairwise distance.
+
+    See ``ember.nn.TripletMarginLoss``.
+
+    Args:
+        anchor: ``(N, D)`` or ``(D,)``.
+        positive: the same shape.
+        negative: the same shape.
+        margin: the required gap, greater than 0. Default: ``1.0``.
+        p: the norm degree. Default: ``2``.
+        eps: added to differences for stability. Default: ``1e-6``.
+        swap: use the distance swap. Default: ``False``.
+        size_average: deprecated; use ``reduction``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or ``(N,)`` with ``reduction='none'``.
+
+    Raises:
+        ValueError: if ``margin`` is not positive.
+
+    Examples:
+        >>> import ember
+        >>> a, n = ember.zeros(1, 2), ember.tensor([[3.0, 4.0]])
+        >>> round(ember.nn.functional.triplet_margin_loss(a, n, a).item(), 4)
+        6.0
+    """
     reduction = _legacy(size_average, reduce, reduction)
     _check_triplet_dims(anchor, positive, negative)
     if margin <= 0:
@@ -203,7 +348,36 @@ def triplet_margin_with_distance_loss(
     distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0,
     swap: bool = False, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``triplet_margin_loss`` with any distance function (default: pairwise_distance)."""
+    """Triplet margin loss with any distance function.
+
+    ``triplet_margin_loss`` with any distance function (default: pairwise_distance).
+
+    See ``ember.nn.TripletMarginWithDistanceLoss``.
+
+    Args:
+        anchor: what ``distance_function`` accepts.
+        positive: the same.
+        negative: the same.
+        distance_function: returns one distance per sample. Default: ``None``
+            (``pairwise_distance``).
+        margin: the required gap, greater than 0. Default: ``1.0``.
+        swap: use the distance swap. Default: ``False``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or one loss per sample with ``reduction='none'``.
+
+    Raises:
+        ValueError: if ``margin`` is not positive.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> a, n = ember.zeros(1, 2), ember.tensor([[3.0, 4.0]])
+        >>> l1 = lambda x, y: (x - y).abs().sum(-1)
+        >>> F.triplet_margin_with_distance_loss(a, n, a, distance_function=l1).item()
+        8.0
+    """
     if margin <= 0:
         raise ValueError(
             f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
@@ -222,8 +396,25 @@ def poisson_nll_loss(
     input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """Negative log likelihood of ``target ~ Poisson(rate)``, ``rate = exp(input)`` with
+    """Poisson negative log likelihood loss of a predicted rate and observed counts.
+
+    Negative log likelihood of ``target ~ Poisson(rate)``, ``rate = exp(input)`` with
     ``log_input`` else ``input``; ``full`` adds Stirling's term where ``target > 1``.
+
+    See ``ember.nn.PoissonNLLLoss``.
+
+    Args:
+        input: the predicted rate, or its log with ``log_input``.
+        target: the observed counts, the input's shape.
+        log_input: the input is the log of the rate. Default: ``True``.
+        full: add Stirling's approximation term. Default: ``False``.
+        size_average: deprecated; use ``reduction``.
+        eps: keeps ``log`` finite when ``log_input=False``. Default: ``1e-8``.
+        reduce: deprecated; use ``reduction``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
 
     Examples:
         >>> import ember
@@ -249,8 +440,24 @@ def gaussian_nll_loss(
     input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
     reduction: str = "mean",
 ) -> Tensor:  # fmt: skip
-    """``0.5 * (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log 2 pi``
+    """Gaussian negative log likelihood loss of a predicted mean and variance.
+
+    ``0.5 * (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log 2 pi``
     with ``full``); ``var`` is per element, per sample (one fewer dim) or a float.
+
+    See ``ember.nn.GaussianNLLLoss``.
+
+    Args:
+        input: the predicted mean, ``(N, *)``.
+        target: the observed values, the input's shape.
+        var: the predicted variance: the input's shape, one fewer dim (or a final size 1), or
+            a float.
+        full: add the constant ``0.5 * log(2 pi)``. Default: ``False``.
+        eps: the lower clamp of ``var``. Default: ``1e-6``.
+        reduction: ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Returns:
+        A scalar, or the input's shape with ``reduction='none'``.
 
     Examples:
         >>> import ember

@@ -22,7 +22,25 @@ def instance_norm(
     weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
     momentum: float = 0.1, eps: float = 1e-5,
 ) -> Tensor:  # fmt: skip
-    """Normalise each (sample, channel) over its spatial dims.
+    """Instance normalisation: normalise each (sample, channel) over its spatial dims.
+
+    Normalise each (sample, channel) over its spatial dims.
+
+    See ``ember.nn.InstanceNorm1d``.
+
+    Args:
+        input: ``(N, C, *)``.
+        running_mean: ``(C,)`` running mean to use or update, or ``None``. Default: ``None``.
+        running_var: ``(C,)`` running variance, or ``None``. Default: ``None``.
+        weight: ``(C,)`` scale, or ``None``. Default: ``None``.
+        bias: ``(C,)`` shift, or ``None``. Default: ``None``.
+        use_input_stats: normalise with the instance's own statistics (and update the running
+            ones when given); ``False`` uses the running statistics. Default: ``True``.
+        momentum: the running statistics' update factor. Default: ``0.1``.
+        eps: added to the variance. Default: ``1e-5``.
+
+    Returns:
+        A tensor of the input's shape.
 
     Examples:
         >>> import ember
@@ -57,7 +75,21 @@ def instance_norm(
 def local_response_norm(
     input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
 ) -> Tensor:
-    """``x / (k + alpha / size * sum of x^2 over size neighbouring channels) ^ beta``.
+    """Local response normalisation: divide each channel by its neighbours' activity.
+
+    ``x / (k + alpha / size * sum of x^2 over size neighbouring channels) ^ beta``.
+
+    See ``ember.nn.LocalResponseNorm``.
+
+    Args:
+        input: ``(N, C, *)``.
+        size: the number of neighbouring channels summed.
+        alpha: the multiplicative factor. Default: ``1e-4``.
+        beta: the exponent. Default: ``0.75``.
+        k: the additive constant. Default: ``1.0``.
+
+    Returns:
+        A tensor of the input's shape.
 
     Examples:
         >>> import ember

@@ -49,7 +49,19 @@ def _lp_finish(pooled: Tensor, window: int, norm_type: float) -> Tensor:
 def lp_pool1d(
     input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    """``(sum over each window of x^p)^(1/p)`` over the last dim.
+    """Power-average pooling over windows of the last dim: ``(sum of x ** p) ** (1 / p)``.
+
+    ``(sum over each window of x^p)^(1/p)`` over the last dim.
+
+    Args:
+        input: ``(N, C, L)`` or ``(C, L)``.
+        norm_type: the power ``p``.
+        kernel_size: the window size.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        ceil_mode: round the output size up. Default: ``False``.
+
+    Returns:
+        ``(N, C, L_out)``.
 
     Examples:
         >>> import ember
@@ -65,7 +77,27 @@ def lp_pool1d(
 def lp_pool2d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    """``(sum over each window of x^p)^(1/p)`` over the last two dims."""
+    """Power-average pooling over 2-d windows: ``(sum of x ** p) ** (1 / p)``.
+
+    See ``ember.nn.LPPool2d``.
+
+    Args:
+        input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        norm_type: the power ``p``.
+        kernel_size: the window size, an int or a tuple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        ceil_mode: round the output size up. Default: ``False``.
+
+    Returns:
+        ``(N, C, H_out, W_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.lp_pool2d(ember.ones(1, 1, 4, 4), 2, 2)
+        tensor([[[[2., 2.],
+                  [2., 2.]]]])
+    """
     kh, kw = _ntuple(kernel_size, 2)
     pooled = avg_pool2d(input**norm_type, (kh, kw), stride, 0, ceil_mode)
     return _lp_finish(pooled, kh * kw, float(norm_type))
@@ -77,7 +109,19 @@ def _out_sizes(output_size: Any, h: int, w: int) -> tuple[int, int]:
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """Max over adaptive windows of the last two dims (any input and output sizes).
+    """Take the maximum over adaptive windows that divide ``(H, W)`` into ``output_size`` cells.
+
+    Max over adaptive windows of the last two dims (any input and output sizes).
+
+    Any input and output sizes; see ``ember.nn.AdaptiveMaxPool2d``.
+
+    Args:
+        input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        output_size: the target size, an int or a pair (``None`` keeps that input size).
+        return_indices: also return the flat ``H * W`` indices of the maxima. Default: ``False``.
+
+    Returns:
+        ``(N, C, *output_size)``, and the indices too with ``return_indices``.
 
     Examples:
         >>> import ember
@@ -95,7 +139,19 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """Max over ``output_size`` adaptive windows of the last dim of (N, C, L) or (C, L) input.
+    """Take the maximum over ``output_size`` adaptive windows of the last dim.
+
+    Max over ``output_size`` adaptive windows of the last dim of (N, C, L) or (C, L) input.
+
+    Input ``(N, C, L)`` or ``(C, L)``; see ``ember.nn.AdaptiveMaxPool1d``.
+
+    Args:
+        input: ``(N, C, L)`` or ``(C, L)``.
+        output_size: the number of windows, an int.
+        return_indices: also return the indices of the maxima. Default: ``False``.
+
+    Returns:
+        ``(N, C, output_size)``, and the indices too with ``return_indices``.
 
     Examples:
         >>> import ember
@@ -117,12 +173,50 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 def adaptive_max_pool1d_with_indices(
     input: Tensor, output_size: Any, return_indices: bool = False
 ) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of the last dim, returning the values and their indices.
+
+    The same as ``adaptive_max_pool1d(..., return_indices=True)``.
+
+    Args:
+        input: ``(N, C, L)`` or ``(C, L)``.
+        output_size: the target size, an int or a tuple (``None`` entries keep the input's).
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, output_size)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.adaptive_max_pool1d_with_indices(ember.tensor([[[1.0, 4.0, 2.0, 0.0]]]), 2)
+        (tensor([[[4., 2.]]]), tensor([[[1, 2]]]))
+    """
     return adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(
     input: Tensor, output_size: Any, return_indices: bool = False
 ) -> tuple[Tensor, Tensor]:
+    """Adaptive 2-d max pooling, returning the values and their indices.
+
+    The same as ``adaptive_max_pool2d(..., return_indices=True)``.
+
+    Args:
+        input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        output_size: the target size, an int or a tuple (``None`` entries keep the input's).
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, *output_size)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> x = ember.arange(16.0).reshape(1, 1, 4, 4)
+        >>> values, indices = F.adaptive_max_pool2d_with_indices(x, 1)
+        >>> values, indices
+        (tensor([[[[15.]]]]), tensor([[[[15]]]]))
+    """
     return adaptive_max_pool2d(input, output_size, True)
 
 
@@ -130,6 +224,28 @@ def max_pool1d_with_indices(
     input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
     ceil_mode: bool = False, return_indices: bool = False,
 ) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """1-d max pooling that returns the values and the indices of the maxima.
+
+    The same as ``max_pool1d(..., return_indices=True)``.
+
+    Args:
+        input: ``(N, C, L)`` or ``(C, L)``.
+        kernel_size: the window size, an int or a tuple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        padding: implicit ``-inf`` padding on both sides, at most half the kernel. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        ceil_mode: round the output size up. Default: ``False``.
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, L_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.max_pool1d_with_indices(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+        (tensor([[[3., 2.]]]), tensor([[[1, 2]]]))
+    """
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -137,6 +253,30 @@ def max_pool2d_with_indices(
     input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
     ceil_mode: bool = False, return_indices: bool = False,
 ) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """2-d max pooling that returns the values and the indices of the maxima.
+
+    The same as ``max_pool2d(..., return_indices=True)``; an index is the flat position in
+    the ``(H, W)`` plane.
+
+    Args:
+        input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size: the window size, an int or a tuple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        padding: implicit ``-inf`` padding on both sides, at most half the kernel. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        ceil_mode: round the output size up. Default: ``False``.
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, H_out, W_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.max_pool2d_with_indices(ember.arange(16.0).reshape(1, 1, 4, 4), 2)[1]
+        tensor([[[[ 5,  7],
+                  [13, 15]]]])
+    """
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -201,6 +341,18 @@ def max_unpool1d(
 ) -> Tensor:  # fmt: skip
     """The partial inverse of ``max_pool1d``: values back at their argmax, zeros elsewhere.
 
+    Args:
+        input: the pooled values, ``(N, C, L)`` or ``(C, L)``.
+        indices: the indices the max pooling returned, the same shape.
+        kernel_size: the pooling window size, an int or a tuple.
+        stride: the pooling step. Default: ``None`` (``kernel_size``).
+        padding: the pooling padding. Default: ``0``.
+        output_size: the wanted output size, to pick among the sizes the pooling maps to
+            the same input size. Default: ``None``.
+
+    Returns:
+        ``(N, C, L_out)``, zeros except at the indices.
+
     Examples:
         >>> import ember
         >>> F = ember.nn.functional
@@ -215,7 +367,33 @@ def max_unpool2d(
     input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
     output_size: Any = None,
 ) -> Tensor:  # fmt: skip
-    """The partial inverse of ``max_pool2d`` (flat indices over each channel's H*W)."""
+    """Partially invert ``max_pool2d``: put each value back at the position of its maximum.
+
+    Every other position is 0; an index is the flat position in the ``(H, W)`` plane. See
+    ``ember.nn.MaxUnpool2d``.
+
+    Args:
+        input: the pooled values, ``(N, C, H, W)`` or ``(C, H, W)``.
+        indices: the indices the max pooling returned, the same shape.
+        kernel_size: the pooling window size, an int or a tuple.
+        stride: the pooling step. Default: ``None`` (``kernel_size``).
+        padding: the pooling padding. Default: ``0``.
+        output_size: the wanted output size, to pick among the sizes the pooling maps to
+            the same input size. Default: ``None``.
+
+    Returns:
+        ``(N, C, H_out, W_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> out, idx = F.max_pool2d(ember.arange(16.0).reshape(1, 1, 4, 4), 2, return_indices=True)
+        >>> F.max_unpool2d(out, idx, 2)
+        tensor([[[[ 0.,  0.,  0.,  0.],
+                  [ 0.,  5.,  0.,  7.],
+                  [ 0.,  0.,  0.,  0.],
+                  [ 0., 13.,  0., 15.]]]])
+    """
     return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
@@ -223,5 +401,29 @@ def max_unpool3d(
     input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
     output_size: Any = None,
 ) -> Tensor:  # fmt: skip
-    """The partial inverse of ``max_pool3d`` (flat indices over each channel's D*H*W)."""
+    """Partially invert ``max_pool3d``: put each value back at the position of its maximum.
+
+    Every other position is 0; an index is the flat position in the ``(D, H, W)`` volume.
+    See ``ember.nn.MaxUnpool3d``.
+
+    Args:
+        input: the pooled values, ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        indices: the indices the max pooling returned, the same shape.
+        kernel_size: the pooling window size, an int or a tuple.
+        stride: the pooling step. Default: ``None`` (``kernel_size``).
+        padding: the pooling padding. Default: ``0``.
+        output_size: the wanted output size, to pick among the sizes the pooling maps to
+            the same input size. Default: ``None``.
+
+    Returns:
+        ``(N, C, D_out, H_out, W_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> x = ember.arange(8.0).reshape(1, 1, 2, 2, 2)
+        >>> out, idx = F.max_pool3d(x, 2, return_indices=True)
+        >>> F.max_unpool3d(out, idx, 2).flatten()
+        tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
     return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)

@@ -183,6 +183,22 @@ def interpolate(
     Modes: ``nearest``, ``nearest-exact``, ``linear`` (3-D input), ``bilinear`` and
     ``bicubic`` (4-D), ``trilinear`` (5-D) and ``area`` (adaptive average pooling).
 
+    Args:
+        input: ``(N, C, W)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+        size: the output spatial size, an int or a tuple. Default: ``None``.
+        scale_factor: the multiplier of the spatial size, a float or a tuple (give ``size``
+            or ``scale_factor``). Default: ``None``.
+        mode: the interpolation mode above. Default: ``'nearest'``.
+        align_corners: for the linear and cubic modes, align the corner pixels of input and
+            output. Default: ``None`` (``False``).
+        recompute_scale_factor: compute the interpolation from the output size rather than
+            ``scale_factor``. Default: ``None``.
+        antialias: must stay ``False``; ``True`` raises ``NotImplementedError``.
+            Default: ``False``.
+
+    Returns:
+        The resized tensor.
+
     Examples:
         >>> import ember
         >>> x = ember.tensor([[[1.0, 2.0]]])
@@ -239,22 +255,77 @@ def upsample(
     input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
     align_corners: bool | None = None,
 ) -> Tensor:  # fmt: skip
-    """Deprecated alias of ``interpolate``."""
+    """Resize the spatial dims of the input: a deprecated alias of ``interpolate``.
+
+    Args:
+        input: ``(N, C, *spatial)`` with 1 to 3 spatial dims.
+        size: the output spatial size. Default: ``None``.
+        scale_factor: the multiplier of the spatial size. Default: ``None``.
+        mode: the interpolation mode (see ``interpolate``). Default: ``'nearest'``.
+        align_corners: for the linear and cubic modes. Default: ``None``.
+
+    Returns:
+        The resized tensor.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.upsample(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+        ember.Size([1, 1, 4, 4])
+    """
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
-    """``interpolate(..., mode="nearest")``."""
+    """Upsample by nearest neighbour: ``interpolate(..., mode="nearest")`` (deprecated).
+
+    Args:
+        input: ``(N, C, *spatial)``.
+        size: the output spatial size. Default: ``None``.
+        scale_factor: the multiplier of the spatial size. Default: ``None``.
+
+    Returns:
+        The resized tensor.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.upsample_nearest(ember.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
-    """``interpolate(..., mode="bilinear", align_corners=True)``."""
+    """Upsample bilinearly with aligned corners (deprecated; use ``interpolate``).
+
+    The same as ``interpolate(..., mode="bilinear", align_corners=True)``.
+
+    Args:
+        input: ``(N, C, H, W)``.
+        size: the output size. Default: ``None``.
+        scale_factor: the multiplier of the spatial size. Default: ``None``.
+
+    Returns:
+        The resized tensor.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.upsample_bilinear(ember.tensor([[[[0.0, 1.0]]]]), size=(1, 3))
+        tensor([[[[0.0000, 0.5000, 1.0000]]]])
+    """
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """(*, C r^2, H, W) -> (*, C, H r, W r).
+    """Rearrange channels into space, for sub-pixel upsampling.
+
+    (*, C r^2, H, W) -> (*, C, H r, W r).
+
+    Args:
+        input: ``(*, C * r * r, H, W)``.
+        upscale_factor: ``r``.
+
+    Returns:
+        ``(*, C, H * r, W * r)``.
 
     Examples:
         >>> import ember
@@ -283,7 +354,27 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of ``pixel_shuffle``."""
+    """Rearrange space into channels, the inverse of ``pixel_shuffle``.
+
+    (*, C, H r, W r) -> (*, C r^2, H, W), the inverse of ``pixel_shuffle``.
+
+    Args:
+        input: ``(*, C, H * r, W * r)``.
+        downscale_factor: ``r``.
+
+    Returns:
+        ``(*, C * r * r, H, W)``.
+
+    Raises:
+        RuntimeError: if ``H`` or ``W`` is not divisible by ``r``.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.arange(4.0).reshape(1, 1, 2, 2)
+        >>> y = ember.nn.functional.pixel_unshuffle(x, 2)
+        >>> y.shape, y.flatten()
+        (ember.Size([1, 4, 1, 1]), tensor([0., 1., 2., 3.]))
+    """
     r = int(downscale_factor)
     if input.ndim < 3:
         raise RuntimeError(
@@ -310,7 +401,21 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """Interleave the channels (dim 1) of ``groups`` groups: (N, g, C/g, *) -> (N, C/g, g, *).
+    """Shuffle channels across ``groups``: split dim 1 into ``groups`` groups and interleave them.
+
+    Interleave the channels (dim 1) of ``groups`` groups: (N, g, C/g, *) -> (N, C/g, g, *).
+
+    ``(N, g, C/g, *)`` becomes ``(N, C/g, g, *)``; see ``ember.nn.ChannelShuffle``.
+
+    Args:
+        input: ``(N, C, *)``; ``groups`` divides ``C``.
+        groups: the number of groups.
+
+    Returns:
+        A tensor of the input's shape.
+
+    Raises:
+        RuntimeError: for fewer than 3 dims, or ``groups`` not dividing ``C``.
 
     Examples:
         >>> import ember
@@ -337,6 +442,21 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Shuffle the channels across ``groups``; the same as ``channel_shuffle``.
+
+    Args:
+        input: ``(N, C, *)``; ``groups`` divides ``C``.
+        groups: the number of groups.
+
+    Returns:
+        A tensor of the input's shape.
+
+    Examples:
+        >>> import ember
+        >>> x = ember.arange(4.0).reshape(1, 4, 1)
+        >>> ember.nn.functional.native_channel_shuffle(x, 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
     return channel_shuffle(input, groups)
 
 
@@ -348,7 +468,21 @@ def _base_coords(n: int, align_corners: bool, like: Tensor) -> Tensor:
 
 
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
-    """Sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``.
+    """Build the sampling grid of a batch of affine maps, for ``grid_sample``.
+
+    Sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``.
+
+    The grid holds, for each output pixel, the normalised ``[-1, 1]`` input coordinates
+    ``theta @ (x, y, 1)`` (or ``(x, y, z, 1)``).
+
+    Args:
+        theta: ``(N, 2, 3)`` for 2-d or ``(N, 3, 4)`` for 3-d maps.
+        size: the output size ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+        align_corners: ``-1`` and ``1`` are the centres of the corner pixels (``True``) or
+            their outer edges (``False``). Default: ``None`` (``False``).
+
+    Returns:
+        ``(N, H, W, 2)`` or ``(N, D, H, W, 3)``.
 
     Examples:
         >>> import ember
@@ -431,9 +565,22 @@ def grid_sample(
     input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
     align_corners: bool | None = None,
 ) -> Tensor:  # fmt: skip
-    """Sample (N, C, H, W) input at the normalised (x, y) points of grid (N, Ho, Wo, 2).
+    """Sample the input at the points of a grid of normalised coordinates.
+
+    Sample (N, C, H, W) input at the normalised (x, y) points of grid (N, Ho, Wo, 2).
 
     Modes ``bilinear`` and ``nearest``; padding ``zeros``, ``border`` or ``reflection``.
+
+    Args:
+        input: ``(N, C, H, W)``.
+        grid: ``(N, H_out, W_out, 2)`` of ``(x, y)`` in ``[-1, 1]`` (as ``affine_grid`` builds).
+        mode: ``'bilinear'`` or ``'nearest'``. Default: ``'bilinear'``.
+        padding_mode: values outside the input: ``'zeros'``, ``'border'`` or
+            ``'reflection'``. Default: ``'zeros'``.
+        align_corners: as for ``affine_grid``. Default: ``None`` (``False``).
+
+    Returns:
+        ``(N, C, H_out, W_out)``.
 
     Examples:
         >>> import ember

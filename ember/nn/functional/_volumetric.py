@@ -118,7 +118,24 @@ def conv3d(
     dilation: Any = 1,
     groups: int = 1,
 ) -> Tensor:
-    """3-d convolution (cross-correlation) of (N, C, D, H, W) or (C, D, H, W) input.
+    """Apply a 3-d convolution (cross-correlation) to ``(N, C_in, D, H, W)`` input.
+
+    3-d convolution (cross-correlation) of (N, C, D, H, W) or (C, D, H, W) input.
+
+    See ``ember.nn.Conv3d`` for the output size.
+
+    Args:
+        input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight: ``(C_out, C_in / groups, kD, kH, kW)``.
+        bias: ``(C_out,)``, or ``None``. Default: ``None``.
+        stride: the step between windows. Default: ``1``.
+        padding: zeros added to both sides of each dim, or ``'valid'`` or ``'same'``.
+            Default: ``0``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        groups: the number of channel groups. Default: ``1``.
+
+    Returns:
+        ``(N, C_out, D_out, H_out, W_out)`` (or without ``N``).
 
     Examples:
         >>> import ember
@@ -168,7 +185,29 @@ def conv_transpose3d(
     groups: int = 1,
     dilation: Any = 1,
 ) -> Tensor:
-    """The adjoint of ``conv3d`` (weight (C_in, C_out / groups, kD, kH, kW))."""
+    """The adjoint of ``conv3d`` (weight (C_in, C_out / groups, kD, kH, kW)).
+
+    See ``ember.nn.ConvTranspose3d`` for the output size.
+
+    Args:
+        input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight: ``(C_in, C_out / groups, kD, kH, kW)``.
+        bias: ``(C_out,)``, or ``None``. Default: ``None``.
+        stride: the upsampling step. Default: ``1``.
+        padding: removed from both sides of each output dim. Default: ``0``.
+        output_padding: added to one side of each output dim. Default: ``0``.
+        groups: the number of channel groups. Default: ``1``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+
+    Returns:
+        ``(N, C_out, D_out, H_out, W_out)`` (or without ``N``).
+
+    Examples:
+        >>> import ember
+        >>> w = ember.ones(2, 3, 2, 2, 2)
+        >>> ember.nn.functional.conv_transpose3d(ember.ones(1, 2, 2, 2, 2), w, stride=2).shape
+        ember.Size([1, 3, 4, 4, 4])
+    """
     x, unbatched = _batched(input, "conv_transpose3d")
     st, pd = _triple(stride, "stride"), _triple(padding, "padding")
     op, dl = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")
@@ -276,7 +315,24 @@ def max_pool3d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Any:
-    """Max over (kD, kH, kW) windows; indices are flat D*H*W positions of the input.
+    """Take the maximum over sliding 3-d windows of ``(N, C, D, H, W)`` input.
+
+    Max over (kD, kH, kW) windows; indices are flat D*H*W positions of the input.
+
+    Indices are flat positions in each channel's ``(D, H, W)`` volume. See
+    ``ember.nn.MaxPool3d``.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size: the window size, an int or a triple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        padding: implicit ``-inf`` padding on both sides. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        ceil_mode: round the output size up. Default: ``False``.
+        return_indices: also return the indices of the maxima. Default: ``False``.
+
+    Returns:
+        ``(N, C, D_out, H_out, W_out)``, and the indices too with ``return_indices``.
 
     Examples:
         >>> import ember
@@ -318,6 +374,30 @@ def max_pool3d_with_indices(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> tuple[Tensor, Tensor]:
+    """3-d max pooling that returns the values and the indices of the maxima.
+
+    The same as ``max_pool3d(..., return_indices=True)``; an index is the flat position in
+    the ``(D, H, W)`` volume.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size: the window size, an int or a tuple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        padding: implicit ``-inf`` padding on both sides, at most half the kernel. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        ceil_mode: round the output size up. Default: ``False``.
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, D_out, H_out, W_out)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> values, indices = F.max_pool3d_with_indices(ember.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+        >>> values.flatten(), indices.flatten()
+        (tensor([7.]), tensor([7]))
+    """
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -330,7 +410,25 @@ def avg_pool3d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    """Average over (kD, kH, kW) windows (PyTorch's divisor rules for padding and ceil mode)."""
+    """Average over (kD, kH, kW) windows (PyTorch's divisor rules for padding and ceil mode).
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size: the window size, an int or a tuple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        padding: implicit zero padding on both sides, at most half the kernel. Default: ``0``.
+        ceil_mode: round the output size up. Default: ``False``.
+        count_include_pad: count padding zeros in the divisor. Default: ``True``.
+        divisor_override: divide by this instead of the window size. Default: ``None``.
+
+    Returns:
+        ``(N, C, D_out, H_out, W_out)`` (or without ``N``).
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.avg_pool3d(ember.arange(8.0).reshape(1, 1, 2, 2, 2), 2).flatten()
+        tensor([3.5000])
+    """
     if input.dtype in (ember.int32, ember.int16, ember.int8, ember.uint8):
         raise not_implemented_for("avg_pool3d_out_frame", input.dtype)
     if input.dtype == ember.int64:  # PyTorch's truncating integer mean, in int64
@@ -362,7 +460,25 @@ def avg_pool3d(
 def lp_pool3d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    """``(sum over each window of x^p)^(1/p)`` over the last three dims."""
+    """Power-average pooling over 3-d windows: ``(sum of x ** p) ** (1 / p)``.
+
+    ``(sum over each window of x^p)^(1/p)`` over the last three dims.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        norm_type: the power ``p``.
+        kernel_size: the window size, an int or a triple.
+        stride: the step between windows. Default: ``None`` (``kernel_size``).
+        ceil_mode: round the output size up. Default: ``False``.
+
+    Returns:
+        ``(N, C, D_out, H_out, W_out)`` (or without ``N``).
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.lp_pool3d(ember.ones(1, 1, 2, 2, 2), 2, 2).flatten()
+        tensor([2.8284])
+    """
     kd, kh, kw = _triple(kernel_size, "kernel_size")
     pooled = avg_pool3d(input**norm_type, (kd, kh, kw), stride, 0, ceil_mode)
     return (pooled.sign() * pooled.abs().relu() * (kd * kh * kw)) ** (1.0 / norm_type)
@@ -374,7 +490,20 @@ def _adaptive_sizes(output_size: Any, spatial: Sequence[int]) -> list[int]:
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
-    """Average over adaptive windows of the last three dims (one averaging matrix per dim)."""
+    """Average over adaptive windows of the last three dims (one averaging matrix per dim).
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        output_size: the target size, an int or a tuple (``None`` entries keep the input's).
+
+    Returns:
+        ``(N, C, *output_size)`` (or without ``N``).
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.adaptive_avg_pool3d(ember.ones(1, 2, 5, 6, 7), (1, 2, 3)).shape
+        ember.Size([1, 2, 1, 2, 3])
+    """
     x, unbatched = _batched(input, "adaptive_avg_pool3d")
     sizes = _adaptive_sizes(output_size, x.shape[2:])
     for i, out in enumerate(sizes):
@@ -389,7 +518,22 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """Max over adaptive windows of the last three dims, with flat D*H*W indices."""
+    """Max over adaptive windows of the last three dims, with flat D*H*W indices.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        output_size: the target size, an int or a tuple (``None`` entries keep the input's).
+        return_indices: also return the indices of the maxima. Default: ``False``.
+
+    Returns:
+        ``(N, C, *output_size)`` (or without ``N``), and the indices too with
+        ``return_indices``.
+
+    Examples:
+        >>> import ember
+        >>> ember.nn.functional.adaptive_max_pool3d(ember.arange(8.0).reshape(1, 1, 2, 2, 2), 1)
+        tensor([[[[[7.]]]]])
+    """
     x, unbatched = _batched(input, "adaptive_max_pool3d")
     spatial = x.shape[2:]
     sizes = _adaptive_sizes(output_size, spatial)
@@ -421,4 +565,22 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
 def adaptive_max_pool3d_with_indices(
     input: Tensor, output_size: Any, return_indices: bool = False
 ) -> tuple[Tensor, Tensor]:
+    """Adaptive 3-d max pooling, returning the values and their indices.
+
+    The same as ``adaptive_max_pool3d(..., return_indices=True)``.
+
+    Args:
+        input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        output_size: the target size, an int or a tuple (``None`` entries keep the input's).
+        return_indices: ignored (always ``True``).
+
+    Returns:
+        A pair ``(values, indices)`` of shape ``(N, C, *output_size)``.
+
+    Examples:
+        >>> import ember
+        >>> F = ember.nn.functional
+        >>> F.adaptive_max_pool3d_with_indices(ember.arange(8.0).reshape(1, 1, 2, 2, 2), 1)
+        (tensor([[[[[7.]]]]]), tensor([[[[[7]]]]]))
+    """
     return adaptive_max_pool3d(input, output_size, True)

@@ -58,6 +58,7 @@ class _ModuleShorthands:
             raise AttributeError(f"`{name}` is not an nn.Module")
 
     def bfloat16(self: T) -> T:
+        """Cast floating-point parameters and buffers to ``bfloat16``; returns ``self``."""
         from ember.core.dtype import bfloat16
 
         return self._cast_floats(bfloat16)  # type: ignore[attr-defined, no-any-return]

@@ -106,6 +106,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Draw ``weight`` and ``bias`` again, as at construction (PyTorch's scheme)."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
@@ -184,7 +185,49 @@ class _ConvNd(Module):
 
 
 class Conv1d(_ConvNd):
-    """1-d convolution over (N, C, L) input."""
+    """Apply a 1-d convolution over an input of shape ``(N, C_in, L)``.
+
+    Each output channel is the cross-correlation of its filters with the input channels of
+    its group, plus a bias. Along each spatial dim the output size is
+    ``floor((size + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1``.
+
+    Input: ``(N, C_in, L)`` or ``(C_in, L)``. Output: ``(N, C_out, L_out)`` or
+    ``(C_out, L_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 1.
+        stride: the step between windows. Default: ``1``.
+        padding: an int or tuple added to both sides of each dim, or ``'valid'`` (none) or
+            ``'same'`` (output size = input size; stride 1 only). Default: ``0``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        groups: split the channels into this many groups that convolve separately; divides
+            both channel counts. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        padding_mode: ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_out, C_in / groups, *kernel_size)``, initialised from
+            ``U(-sqrt(k), sqrt(k))`` with ``k = 1 / (C_in / groups * prod(kernel_size))``.
+        bias: ``(C_out,)``, initialised the same way, or ``None``.
+
+    Raises:
+        ValueError: if ``groups`` does not divide the channel counts or ``padding_mode`` is
+            unknown.
+
+    Examples:
+        >>> import ember
+        >>> _ = ember.manual_seed(0)
+        >>> conv = ember.nn.Conv1d(16, 33, 3, stride=2)
+        >>> conv(ember.ones(20, 16, 50)).shape
+        ember.Size([20, 33, 24])
+        >>> conv
+        Conv1d(16, 33, kernel_size=(3,), stride=(2,))
+    """
 
     _dims = 1
 
@@ -193,7 +236,39 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    """2-d convolution over (N, C, H, W) input.
+    """Apply a 2-d convolution over an input of shape ``(N, C_in, H, W)``.
+
+    Each output channel is the cross-correlation of its filters with the input channels of
+    its group, plus a bias. Along each spatial dim the output size is
+    ``floor((size + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1``.
+
+    Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``. Output: ``(N, C_out, H_out, W_out)`` or
+    ``(C_out, H_out, W_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 2.
+        stride: the step between windows. Default: ``1``.
+        padding: an int or tuple added to both sides of each dim, or ``'valid'`` (none) or
+            ``'same'`` (output size = input size; stride 1 only). Default: ``0``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        groups: split the channels into this many groups that convolve separately; divides
+            both channel counts. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        padding_mode: ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_out, C_in / groups, *kernel_size)``, initialised from
+            ``U(-sqrt(k), sqrt(k))`` with ``k = 1 / (C_in / groups * prod(kernel_size))``.
+        bias: ``(C_out,)``, initialised the same way, or ``None``.
+
+    Raises:
+        ValueError: if ``groups`` does not divide the channel counts or ``padding_mode`` is
+            unknown.
 
     Examples:
         >>> import ember
@@ -210,7 +285,47 @@ class Conv2d(_ConvNd):
 
 
 class Conv3d(_ConvNd):
-    """3-d convolution over (N, C, D, H, W) input (``F.conv3d``, window gathers and a matmul)."""
+    """Apply a 3-d convolution over an input of shape ``(N, C_in, D, H, W)``.
+
+    Each output channel is the cross-correlation of its filters with the input channels of
+    its group, plus a bias. Along each spatial dim the output size is
+    ``floor((size + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1``.
+
+    Input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``. Output:
+    ``(N, C_out, D_out, H_out, W_out)`` or ``(C_out, D_out, H_out, W_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 3.
+        stride: the step between windows. Default: ``1``.
+        padding: an int or tuple added to both sides of each dim, or ``'valid'`` (none) or
+            ``'same'`` (output size = input size; stride 1 only). Default: ``0``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        groups: split the channels into this many groups that convolve separately; divides
+            both channel counts. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        padding_mode: ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``.
+            Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_out, C_in / groups, *kernel_size)``, initialised from
+            ``U(-sqrt(k), sqrt(k))`` with ``k = 1 / (C_in / groups * prod(kernel_size))``.
+        bias: ``(C_out,)``, initialised the same way, or ``None``.
+
+    Raises:
+        ValueError: if ``groups`` does not divide the channel counts or ``padding_mode`` is
+            unknown.
+
+    Examples:
+        >>> import ember
+        >>> _ = ember.manual_seed(0)
+        >>> conv = ember.nn.Conv3d(2, 4, (3, 3, 1), padding=(1, 1, 0))
+        >>> conv(ember.ones(1, 2, 4, 5, 6)).shape
+        ember.Size([1, 4, 4, 5, 6])
+    """
 
     _dims = 3
 
@@ -256,6 +371,10 @@ class _ConvTransposeNd(_ConvNd):
         )
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        """Apply the transposed convolution to ``input``.
+
+        ``output_size``, when given, picks the output size instead of ``output_padding``.
+        """
         fn = type(self)._fn
         return fn(
             input,
@@ -270,12 +389,85 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
+    """Apply a 1-d transposed convolution (the gradient of ``Conv1d``) to ``(N, C_in, L)`` input.
+
+    Often called a deconvolution; it upsamples by ``stride``. Along each spatial dim the
+    output size is ``(size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1``. ``forward(input, output_size=None)`` accepts the wanted output size
+    instead of ``output_padding``, to pick between the sizes a strided convolution maps to
+    the same input size.
+
+    Input: ``(N, C_in, L)`` or ``(C_in, L)``. Output: ``(N, C_out, L_out)`` or
+    ``(C_out, L_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 1.
+        stride: the upsampling step. Default: ``1``.
+        padding: removed from both sides of each output dim. Default: ``0``.
+        output_padding: added to one side of each output dim. Default: ``0``.
+        groups: the number of channel groups. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        padding_mode: only ``'zeros'``. Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_in, C_out / groups, *kernel_size)``.
+        bias: ``(C_out,)`` or ``None``.
+
+    Raises:
+        ValueError: for a ``padding_mode`` other than ``'zeros'``, or an ``output_size`` out
+            of reach.
+
+    Examples:
+        >>> import ember
+        >>> up = ember.nn.ConvTranspose1d(4, 2, 3, stride=2)
+        >>> up(ember.zeros(1, 4, 5)).shape
+        ember.Size([1, 2, 11])
+        >>> up(ember.zeros(1, 4, 5), output_size=[12]).shape
+        ember.Size([1, 2, 12])
+    """
+
     _dims = 1
     _fn = staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """The adjoint of Conv2d ("deconvolution") over (N, C, H, W) input.
+    """Apply a 2-d transposed convolution (the gradient of ``Conv2d``) to ``(N, C_in, H, W)`` input.
+
+    Often called a deconvolution; it upsamples by ``stride``. Along each spatial dim the
+    output size is ``(size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1``. ``forward(input, output_size=None)`` accepts the wanted output size
+    instead of ``output_padding``, to pick between the sizes a strided convolution maps to
+    the same input size.
+
+    Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``. Output: ``(N, C_out, H_out, W_out)`` or
+    ``(C_out, H_out, W_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 2.
+        stride: the upsampling step. Default: ``1``.
+        padding: removed from both sides of each output dim. Default: ``0``.
+        output_padding: added to one side of each output dim. Default: ``0``.
+        groups: the number of channel groups. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        padding_mode: only ``'zeros'``. Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_in, C_out / groups, *kernel_size)``.
+        bias: ``(C_out,)`` or ``None``.
+
+    Raises:
+        ValueError: for a ``padding_mode`` other than ``'zeros'``, or an ``output_size`` out
+            of reach.
 
     Examples:
         >>> import ember
@@ -289,6 +481,46 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
+    """Apply a 3-d transposed convolution (the gradient of ``Conv3d``) to ``(N, C, D, H, W)``.
+
+    Often called a deconvolution; it upsamples by ``stride``. Along each spatial dim the
+    output size is ``(size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1``. ``forward(input, output_size=None)`` accepts the wanted output size
+    instead of ``output_padding``, to pick between the sizes a strided convolution maps to
+    the same input size.
+
+    Input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``. Output:
+    ``(N, C_out, D_out, H_out, W_out)`` or ``(C_out, D_out, H_out, W_out)``.
+
+    Args:
+        in_channels: ``C_in``, the number of input channels.
+        out_channels: ``C_out``, the number of output channels.
+        kernel_size: the window size, an int or a tuple of 3.
+        stride: the upsampling step. Default: ``1``.
+        padding: removed from both sides of each output dim. Default: ``0``.
+        output_padding: added to one side of each output dim. Default: ``0``.
+        groups: the number of channel groups. Default: ``1``.
+        bias: add a learnt bias. Default: ``True``.
+        dilation: the spacing between kernel elements. Default: ``1``.
+        padding_mode: only ``'zeros'``. Default: ``'zeros'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: the dtype of the parameters. Default: the default dtype.
+
+    Attributes:
+        weight: ``(C_in, C_out / groups, *kernel_size)``.
+        bias: ``(C_out,)`` or ``None``.
+
+    Raises:
+        ValueError: for a ``padding_mode`` other than ``'zeros'``, or an ``output_size`` out
+            of reach.
+
+    Examples:
+        >>> import ember
+        >>> up = ember.nn.ConvTranspose3d(4, 2, 2, stride=2)
+        >>> up(ember.zeros(1, 4, 2, 3, 4)).shape
+        ember.Size([1, 2, 4, 6, 8])
+    """
+
     _dims = 3
     _fn = staticmethod(F.conv_transpose3d)
 
@@ -317,6 +549,40 @@ class _Pool(Module):
 
 
 class MaxPool2d(_Pool):
+    """Take the maximum over sliding 2-d windows of ``(N, C, H, W)`` input.
+
+    Along each spatial dim the output size is
+    ``floor((size + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (rounded up
+    instead with ``ceil_mode``). Padding is with ``-inf``.
+
+    Input: ``(N, C, H, W)`` or ``(C, H, W)``. Output: ``(N, C, H_out, W_out)`` or
+    ``(C, H_out, W_out)``.
+
+    Args:
+        kernel_size: the window size, an int or a tuple of 2.
+        stride: the step between windows. Default: ``kernel_size``.
+        padding: implicit ``-inf`` padding on both sides, at most half the kernel. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        return_indices: also return the flat index of each maximum within its (H, W)
+            plane (for ``MaxUnpool2d``). Default: ``False``.
+        ceil_mode: round the output size up, so partial windows at the end count.
+            Default: ``False``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.MaxPool2d(2)
+        >>> m
+        MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+        >>> m(ember.arange(16.0).reshape(1, 1, 4, 4))
+        tensor([[[[ 5.,  7.],
+                  [13., 15.]]]])
+        >>> pool = ember.nn.MaxPool2d(2, return_indices=True)
+        >>> out, idx = pool(ember.arange(16.0).reshape(1, 1, 4, 4))
+        >>> idx
+        tensor([[[[ 5,  7],
+                  [13, 15]]]])
+    """
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:  # fmt: skip
         super().__init__(kernel_size, stride, padding, dilation, return_indices, ceil_mode)
@@ -340,6 +606,33 @@ class MaxPool2d(_Pool):
 
 
 class MaxPool1d(MaxPool2d):
+    """Take the maximum over sliding 1-d windows of ``(N, C, L)`` input.
+
+    Along each spatial dim the output size is
+    ``floor((size + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (rounded up
+    instead with ``ceil_mode``). Padding is with ``-inf``.
+
+    Input: ``(N, C, L)`` or ``(C, L)``. Output: ``(N, C, L_out)`` or ``(C, L_out)``.
+
+    Args:
+        kernel_size: the window size, an int or a tuple of 1.
+        stride: the step between windows. Default: ``kernel_size``.
+        padding: implicit ``-inf`` padding on both sides, at most half the kernel. Default: ``0``.
+        dilation: the spacing between window elements. Default: ``1``.
+        return_indices: also return the flat index of each maximum within its (L)
+            plane (for ``MaxUnpool1d``). Default: ``False``.
+        ceil_mode: round the output size up, so partial windows at the end count.
+            Default: ``False``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.MaxPool1d(2)
+        >>> m
+        MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+        >>> m(ember.arange(8.0).reshape(1, 1, 8))
+        tensor([[[1., 3., 5., 7.]]])
+    """
+
     def forward(self, input: Tensor) -> Any:
         return F.max_pool1d(
             input,
@@ -353,6 +646,32 @@ class MaxPool1d(MaxPool2d):
 
 
 class AvgPool2d(_Pool):
+    """Average over sliding 2-d windows of ``(N, C, H, W)`` input.
+
+    Along each spatial dim the output size is
+    ``floor((size + 2 * padding - kernel_size) / stride) + 1`` (rounded up with ``ceil_mode``).
+
+    Input: ``(N, C, H, W)`` or ``(C, H, W)``. Output: ``(N, C, H_out, W_out)`` or
+    ``(C, H_out, W_out)``.
+
+    Args:
+        kernel_size: the window size, an int or a tuple of 2.
+        stride: the step between windows. Default: ``kernel_size``.
+        padding: implicit zero padding on both sides, at most half the kernel. Default: ``0``.
+        ceil_mode: round the output size up. Default: ``False``.
+        count_include_pad: count the padding zeros in the divisor. Default: ``True``.
+        divisor_override: divide by this number instead of the window size. Default: ``None``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.AvgPool2d(2)
+        >>> m
+        AvgPool2d(kernel_size=2, stride=2, padding=0)
+        >>> m(ember.arange(16.0).reshape(1, 1, 4, 4))
+        tensor([[[[ 2.5000,  4.5000],
+                  [10.5000, 12.5000]]]])
+    """
+
     def __init__(
         self,
         kernel_size: Any,
@@ -382,6 +701,29 @@ class AvgPool2d(_Pool):
 
 
 class AvgPool1d(AvgPool2d):
+    """Average over sliding 1-d windows of ``(N, C, L)`` input.
+
+    Along each spatial dim the output size is
+    ``floor((size + 2 * padding - kernel_size) / stride) + 1`` (rounded up with ``ceil_mode``).
+
+    Input: ``(N, C, L)`` or ``(C, L)``. Output: ``(N, C, L_out)`` or ``(C, L_out)``.
+
+    Args:
+        kernel_size: the window size, an int or a tuple of 1.
+        stride: the step between windows. Default: ``kernel_size``.
+        padding: implicit zero padding on both sides, at most half the kernel. Default: ``0``.
+        ceil_mode: round the output size up. Default: ``False``.
+        count_include_pad: count the padding zeros in the divisor. Default: ``True``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.AvgPool1d(2)
+        >>> m
+        AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+        >>> m(ember.arange(8.0).reshape(1, 1, 8))
+        tensor([[[0.5000, 2.5000, 4.5000, 6.5000]]])
+    """
+
     def __init__(
         self,
         kernel_size: Any,
@@ -410,6 +752,29 @@ class AvgPool1d(AvgPool2d):
 
 
 class AdaptiveAvgPool2d(Module):
+    """Average over adaptive windows that divide ``(H, W)`` into ``output_size`` cells.
+
+    Window ``i`` of a dim of size ``L`` spans ``[floor(i * L / out), ceil((i + 1) * L / out))``,
+    so the output has exactly ``output_size`` elements along each spatial dim whatever the
+    input size; windows may overlap.
+
+    Input: ``(N, C, H, W)`` or ``(C, H, W)``. Output: ``(N, C, *output_size)`` or
+    ``(C, *output_size)``.
+
+    Args:
+        output_size: the target size, an int or a tuple of 2; ``None`` in a tuple keeps that
+            input size.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.AdaptiveAvgPool2d((2, 1))
+        >>> m
+        AdaptiveAvgPool2d(output_size=(2, 1))
+        >>> m(ember.arange(16.0).reshape(1, 1, 4, 4))
+        tensor([[[[ 3.5000],
+                  [11.5000]]]])
+    """
+
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
@@ -422,11 +787,57 @@ class AdaptiveAvgPool2d(Module):
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average over adaptive windows that divide ``(L)`` into ``output_size`` cells.
+
+    Window ``i`` of a dim of size ``L`` spans ``[floor(i * L / out), ceil((i + 1) * L / out))``,
+    so the output has exactly ``output_size`` elements along each spatial dim whatever the
+    input size; windows may overlap.
+
+    Input: ``(N, C, L)`` or ``(C, L)``. Output: ``(N, C, *output_size)`` or
+    ``(C, *output_size)``.
+
+    Args:
+        output_size: the target size, an int or a tuple of 1; ``None`` in a tuple keeps that
+            input size.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.AdaptiveAvgPool1d(2)
+        >>> m
+        AdaptiveAvgPool1d(output_size=2)
+        >>> m(ember.arange(8.0).reshape(1, 1, 8))
+        tensor([[[1.5000, 5.5000]]])
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
+    """Take the maximum over adaptive windows that divide ``(H, W)`` into ``output_size`` cells.
+
+    Window ``i`` of a dim of size ``L`` spans ``[floor(i * L / out), ceil((i + 1) * L / out))``,
+    so the output has exactly ``output_size`` elements along each spatial dim whatever the
+    input size; windows may overlap.
+
+    Input: ``(N, C, H, W)`` or ``(C, H, W)``. Output: ``(N, C, *output_size)`` or
+    ``(C, *output_size)``.
+
+    Args:
+        output_size: the target size, an int or a tuple of 2; ``None`` in a tuple keeps that
+            input size.
+        return_indices: also return the indices of the maxima. Default: ``False``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.AdaptiveMaxPool2d((2, 1))
+        >>> m
+        AdaptiveMaxPool2d(output_size=(2, 1))
+        >>> m(ember.arange(16.0).reshape(1, 1, 4, 4))
+        tensor([[[[ 7.],
+                  [15.]]]])
+    """
+
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size)
         self.return_indices = return_indices

@@ -12,6 +12,15 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 class CosineSimilarity(Module):
     """Cosine similarity of two inputs along ``dim``.
 
+    ``x1 . x2 / max(||x1|| * ||x2||, eps)`` along ``dim``; the inputs broadcast.
+
+    Input: ``x1`` and ``x2`` broadcastable, with ``dim`` present. Output: the broadcast shape
+    without ``dim``.
+
+    Args:
+        dim: the dimension to reduce. Default: ``1``.
+        eps: the lower bound of the norms' product. Default: ``1e-8``.
+
     Examples:
         >>> import ember
         >>> cos = ember.nn.CosineSimilarity(dim=0)
@@ -29,7 +38,24 @@ class CosineSimilarity(Module):
 
 
 class PairwiseDistance(Module):
-    """p-norm distance of ``x1 - x2 + eps`` over the last dim."""
+    """Compute the p-norm distance between the rows of two inputs.
+
+    p-norm distance of ``x1 - x2 + eps`` over the last dim.
+
+    Input: ``(N, D)`` or ``(D,)``, broadcastable. Output: ``(N,)`` or ``()`` (``(N, 1)`` with
+    ``keepdim``).
+
+    Args:
+        p: the norm degree. Default: ``2.0``.
+        eps: added to the difference to avoid a zero norm. Default: ``1e-6``.
+        keepdim: keep the reduced dim. Default: ``False``.
+
+    Examples:
+        >>> import ember
+        >>> dist = ember.nn.PairwiseDistance()
+        >>> dist(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0]]))
+        tensor([5.0000])
+    """
 
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
         super().__init__()

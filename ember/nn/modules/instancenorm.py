@@ -62,7 +62,28 @@ class _InstanceNorm(_BatchNorm):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """Normalise each (sample, channel) of (N, C, L) or (C, L) input over L.
+    """Instance normalisation: normalise each channel of each sample of ``(N, C, L)`` input.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and (biased) variance
+    of each ``(n, c)`` slice over its spatial dims. Unlike ``BatchNorm``, ``affine`` and
+    ``track_running_stats`` default to ``False``, so by default there are no parameters and
+    evaluation uses the instance's own statistics too.
+
+    Input: ``(N, C, L)`` or ``(C, L)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor. Default: ``0.1``.
+        affine: learn per-channel ``weight`` and ``bias``. Default: ``False``.
+        track_running_stats: keep running estimates for evaluation. Default: ``False``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions, or (with ``affine``)
+            not ``num_features`` channels.
 
     Examples:
         >>> import ember
@@ -77,19 +98,98 @@ class InstanceNorm1d(_InstanceNorm):
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Normalise each (sample, channel) of (N, C, H, W) or (C, H, W) input over H, W."""
+    """Instance normalisation: normalise each channel of each sample of ``(N, C, H, W)`` input.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and (biased) variance
+    of each ``(n, c)`` slice over its spatial dims. Unlike ``BatchNorm``, ``affine`` and
+    ``track_running_stats`` default to ``False``, so by default there are no parameters and
+    evaluation uses the instance's own statistics too.
+
+    Input: ``(N, C, H, W)`` or ``(C, H, W)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor. Default: ``0.1``.
+        affine: learn per-channel ``weight`` and ``bias``. Default: ``False``.
+        track_running_stats: keep running estimates for evaluation. Default: ``False``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions, or (with ``affine``)
+            not ``num_features`` channels.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.InstanceNorm2d(3)
+        >>> y = m(ember.arange(24.0).reshape(2, 3, 2, 2))
+        >>> y.shape, y[0, 0].flatten()
+        (ember.Size([2, 3, 2, 2]), tensor([-1.3416, -0.4472,  0.4472,  1.3416]))
+    """
 
     _spatial = 2
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Normalise each (sample, channel) of (N, C, D, H, W) or (C, D, H, W) input."""
+    """Instance normalisation: normalise each channel of each sample of ``(N, C, D, H, W)`` input.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the mean and (biased) variance
+    of each ``(n, c)`` slice over its spatial dims. Unlike ``BatchNorm``, ``affine`` and
+    ``track_running_stats`` default to ``False``, so by default there are no parameters and
+    evaluation uses the instance's own statistics too.
+
+    Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor. Default: ``0.1``.
+        affine: learn per-channel ``weight`` and ``bias``. Default: ``False``.
+        track_running_stats: keep running estimates for evaluation. Default: ``False``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions, or (with ``affine``)
+            not ``num_features`` channels.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.InstanceNorm3d(2)
+        >>> m(ember.ones(1, 2, 2, 2, 2)).shape
+        ember.Size([1, 2, 2, 2, 2])
+    """
 
     _spatial = 3
 
 
 class LocalResponseNorm(Module):
-    """Normalise each channel by the squares of ``size`` neighbouring channels."""
+    """Local response normalisation: divide each channel by the activity of its neighbours.
+
+    ``y_c = x_c / (k + alpha / size * sum of x_j ** 2) ** beta``, the sum over the ``size``
+    channels from ``c - size // 2`` to ``c + (size - 1) // 2`` (zero-padded at the ends).
+
+    Input: ``(N, C, *)``. Output: the same shape.
+
+    Args:
+        size: the number of neighbouring channels summed.
+        alpha: the multiplicative factor. Default: ``1e-4``.
+        beta: the exponent. Default: ``0.75``.
+        k: the additive constant. Default: ``1.0``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.LocalResponseNorm(2, alpha=1.0, beta=1.0)
+        >>> m
+        LocalResponseNorm(2, alpha=1.0, beta=1.0, k=1.0)
+        >>> m(ember.ones(1, 3, 1))
+        tensor([[[0.6667],
+                 [0.5000],
+                 [0.5000]]])
+    """
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__()

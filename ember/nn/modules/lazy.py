@@ -52,9 +52,11 @@ class _LazyMixin(Module):
         self._lazy_hook = self.register_forward_pre_hook(_LazyMixin._materialize)
 
     def has_uninitialized_params(self) -> bool:
+        """Tell whether the parameters still wait for the first input (``True``)."""
         return True
 
     def initialize_parameters(self, input: Tensor) -> None:
+        """Size and initialise the parameters from ``input`` (called by the first forward)."""
         raise NotImplementedError
 
     @staticmethod
@@ -67,7 +69,14 @@ class _LazyMixin(Module):
 
 
 class LazyLinear(_LazyMixin, Linear):
-    """A Linear whose ``in_features`` is the last dim of its first input.
+    """A ``Linear`` layer whose ``in_features`` is read from its first input.
+
+    A Linear whose ``in_features`` is the last dim of its first input.
+
+    Takes ``Linear``'s arguments without ``in_features``. The first forward call sets
+    ``in_features`` to the input's last dim, allocates and initialises ``weight`` in place
+    (the ``Parameter`` objects are kept, so an optimizer built before still holds them) and
+    turns the module into a ``Linear``.
 
     Examples:
         >>> import ember
@@ -87,6 +96,7 @@ class LazyLinear(_LazyMixin, Linear):
         self._start_lazy()
 
     def initialize_parameters(self, input: Tensor) -> None:
+        """Set ``in_features`` from ``input``'s last dim; size and initialise the parameters."""
         self.in_features = input.shape[-1]
         _reshape_(self.weight, (self.out_features, self.in_features))
         _reshape_(self.bias, (self.out_features,))
@@ -95,6 +105,7 @@ class LazyLinear(_LazyMixin, Linear):
 
 class _LazyConv(_LazyMixin):
     def initialize_parameters(self, input: Tensor) -> None:
+        """Set ``in_channels`` from ``input``; size and initialise the parameters."""
         conv: Any = self
         batched = input.ndim == conv._dims + 2
         channels = input.shape[1 if batched else 0]
@@ -117,7 +128,24 @@ def _lazy_conv(base: Any, transposed: bool) -> type:
         base.__init__(self, 0, out_channels, kernel_size, *args, **kwargs)
         self._start_lazy()
 
-    doc = f"A {base.__name__} whose ``in_channels`` comes from its first input."
+    n = base._dims
+    shape = ", ".join(["1", "2"] + ["5"] * n)
+    doc = f"""A ``{base.__name__}`` whose ``in_channels`` is read from its first input.
+
+    Takes ``{base.__name__}``'s arguments without ``in_channels``. The first forward call
+    sets ``in_channels`` from the input's channel dim, allocates and initialises ``weight``
+    (the ``Parameter`` objects are kept, so an optimizer built before the call still holds
+    them) and turns the module into a ``{base.__name__}``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Lazy{base.__name__}(4, 3)
+        >>> m.in_channels
+        0
+        >>> _ = m(ember.ones({shape}))
+        >>> type(m).__name__, m.in_channels, m.weight.shape[{0 if transposed else 1}]
+        ('{base.__name__}', 2, 2)
+    """
     return type(
         f"Lazy{base.__name__}",
         (_LazyConv, base),
@@ -137,6 +165,7 @@ class _LazyNorm(_LazyMixin):
     _lazy_unbatched_ndim = -1
 
     def initialize_parameters(self, input: Tensor) -> None:
+        """Set ``num_features`` from ``input``; size and reset parameters and buffers."""
         norm: Any = self
         unbatched = input.ndim == norm._lazy_unbatched_ndim
         n = input.shape[0 if unbatched else 1]
@@ -169,7 +198,26 @@ def _lazy_norm(base: Any, unbatched_ndim: int, instance: bool) -> type:
         base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self._start_lazy()
 
-    doc = f"A {base.__name__} whose ``num_features`` comes from its first input."
+    shape = ", ".join(
+        ["2", "3"] + ["2"] * (unbatched_ndim - 1 if instance else int(base.__name__[-2]))
+    )
+    doc = f"""A ``{base.__name__}`` whose ``num_features`` is read from its first input.
+
+    Takes ``{base.__name__}``'s arguments without ``num_features``. The first forward call
+    sets ``num_features`` from the input's channel dim, allocates the parameters and
+    buffers in place and turns the module into a ``{base.__name__}``.
+
+    Note:
+        As in PyTorch, ``affine`` and ``track_running_stats`` default to ``True`` here,
+        also for the instance norms.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Lazy{base.__name__}()
+        >>> _ = m(ember.ones({shape}))
+        >>> type(m).__name__, m.num_features
+        ('{base.__name__}', 3)
+    """
     return type(
         f"Lazy{base.__name__}",
         (_LazyNorm, base),

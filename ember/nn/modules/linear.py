@@ -21,7 +21,19 @@ __all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
 
 
 class Identity(Module):
-    """Returns its input; ignores constructor arguments."""
+    """Return the input unchanged: a placeholder layer.
+
+    Constructor arguments are accepted and ignored, so it can stand in for any layer.
+
+    Input: any shape. Output: the same tensor.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Identity(54, unused="argument")
+        >>> x = ember.ones(2, 3)
+        >>> m(x) is x
+        True
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
@@ -31,7 +43,21 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x @ weight.T + bias``.
+    """Apply an affine map to the last dim: ``y = x @ weight.T + bias``.
+
+    Input: ``(*, in_features)``. Output: ``(*, out_features)``.
+
+    Args:
+        in_features: the size of each input sample.
+        out_features: the size of each output sample.
+        bias: learn an additive ``bias``. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
+    Attributes:
+        weight: ``(out_features, in_features)``, initialised from ``U(-k, k)`` with
+            ``k = 1 / sqrt(in_features)``.
+        bias: ``(out_features,)``, initialised the same way, or ``None``.
 
     Examples:
         >>> import ember
@@ -59,6 +85,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Draw ``weight`` and ``bias`` again from ``U(-k, k)``, ``k = 1 / sqrt(in_features)``."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in = self.in_features
@@ -76,7 +103,32 @@ class Linear(Module):
 
 
 class Bilinear(Module):
-    """``y = x1^T A x2 + b`` with ``weight`` of shape (out, in1, in2)."""
+    """Apply a bilinear map to two inputs: ``y[k] = x1 @ weight[k] @ x2 + bias[k]``.
+
+    Input: ``x1`` of shape ``(*, in1_features)`` and ``x2`` of shape ``(*, in2_features)``.
+    Output: ``(*, out_features)``.
+
+    Args:
+        in1_features: the size of each sample of the first input.
+        in2_features: the size of each sample of the second input.
+        out_features: the size of each output sample.
+        bias: learn an additive ``bias``. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
+    Attributes:
+        weight: ``(out_features, in1_features, in2_features)``, from ``U(-k, k)`` with
+            ``k = 1 / sqrt(in1_features)``.
+        bias: ``(out_features,)``, initialised the same way, or ``None``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Bilinear(20, 30, 40)
+        >>> m
+        Bilinear(in1_features=20, in2_features=30, out_features=40, bias=True)
+        >>> m(ember.ones(128, 20), ember.ones(128, 30)).shape
+        ember.Size([128, 40])
+    """
 
     def __init__(
         self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
@@ -95,6 +147,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Draw ``weight`` and ``bias`` again from ``U(-k, k)``, ``k = 1 / sqrt(in1_features)``."""
         bound = 1 / math.sqrt(self.weight.shape[1])
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
@@ -111,6 +164,23 @@ class Bilinear(Module):
 
 
 class Flatten(Module):
+    """Flatten the dims ``start_dim`` to ``end_dim`` into one (by default, all but the batch dim).
+
+    Input: ``(*, S_start, ..., S_end, *)``. Output: ``(*, S_start * ... * S_end, *)``.
+
+    Args:
+        start_dim: the first dim to flatten. Default: ``1``.
+        end_dim: the last dim to flatten. Default: ``-1``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Flatten()
+        >>> m
+        Flatten(start_dim=1, end_dim=-1)
+        >>> m(ember.ones(32, 1, 5, 5)).shape
+        ember.Size([32, 25])
+    """
+
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
@@ -124,6 +194,24 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
+    """Split dim ``dim`` into the shape ``unflattened_size`` (the inverse of ``Flatten``).
+
+    Input: ``(*, S_dim, *)``. Output: ``(*, *unflattened_size, *)``; the product of
+    ``unflattened_size`` must equal ``S_dim`` (one entry may be -1).
+
+    Args:
+        dim: the dim to split.
+        unflattened_size: the new shape of that dim, a tuple or list.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.Unflatten(1, (2, 5))
+        >>> m
+        Unflatten(dim=1, unflattened_size=(2, 5))
+        >>> m(ember.ones(3, 10)).shape
+        ember.Size([3, 2, 5])
+    """
+
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
         self.dim = dim

@@ -105,12 +105,42 @@ class Module(_ModuleShorthands):
         s(self, "_backward_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        """Compute the module's output; every subclass overrides it.
+
+        Call the module (``module(x)``) rather than ``forward`` itself: the call runs the
+        registered forward pre-hooks, forward hooks and backward hooks around it.
+
+        Raises:
+            NotImplementedError: if a subclass does not define ``forward``.
+        """
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
 
     # -- registration -------------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register ``tensor`` as a buffer named ``name``: state that is not a parameter.
+
+        Buffers move with ``to``/``float``/``cpu`` and, when ``persistent`` (the default),
+        are saved in ``state_dict``. A ``None`` buffer is registered but skipped.
+
+        Args:
+            name: the attribute name (no ``.``, not empty, not an existing attribute).
+            tensor: the buffer, or ``None``.
+            persistent: whether ``state_dict`` includes it. Default: ``True``.
+
+        Raises:
+            TypeError: if ``name`` is not a string or ``tensor`` is not a Tensor or ``None``.
+            KeyError: if ``name`` is empty, contains ``.`` or names another attribute.
+
+        Examples:
+            >>> import ember
+            >>> m = ember.nn.Module()
+            >>> m.register_buffer("steps", ember.zeros(1))
+            >>> m.register_buffer("cache", ember.zeros(1), persistent=False)
+            >>> list(m.state_dict())
+            ['steps']
+        """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name("buffer", name, self, self._buffers)
@@ -128,6 +158,23 @@ class Module(_ModuleShorthands):
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` as a parameter named ``name`` (the same as ``self.name = param``).
+
+        Args:
+            name: the attribute name (no ``.``, not empty, not an existing attribute).
+            param: a ``Parameter`` (a leaf tensor), or ``None``.
+
+        Raises:
+            TypeError: if ``param`` is neither a ``Parameter`` nor ``None``.
+            ValueError: if ``param`` is not a leaf (it has a ``grad_fn``).
+
+        Examples:
+            >>> import ember
+            >>> m = ember.nn.Module()
+            >>> m.register_parameter("scale", ember.nn.Parameter(ember.ones(2)))
+            >>> [name for name, _ in m.named_parameters()]
+            ['scale']
+        """
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name("parameter", name, self, self._parameters)
@@ -150,6 +197,25 @@ class Module(_ModuleShorthands):
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as a child named ``name`` (the same as ``self.name = module``).
+
+        ``register_module`` is the same method.
+
+        Args:
+            name: the attribute name (no ``.``, not empty, not an existing attribute).
+            module: the child ``Module``, or ``None``.
+
+        Raises:
+            TypeError: if ``module`` is not a Module or ``None``, or ``name`` is not a string.
+            KeyError: if ``name`` is empty, contains ``.`` or names another attribute.
+
+        Examples:
+            >>> import ember
+            >>> m = ember.nn.Module()
+            >>> m.add_module("fc", ember.nn.Linear(2, 2))
+            >>> m.fc
+            Linear(in_features=2, out_features=2, bias=True)
+        """
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         if not isinstance(name, str):
@@ -167,6 +233,17 @@ class Module(_ModuleShorthands):
     register_module = add_module
 
     def get_submodule(self, target: str) -> Module:
+        """Return the submodule at the dotted path ``target`` (``""`` is the module itself).
+
+        Raises:
+            AttributeError: if a step of the path names no child module.
+
+        Examples:
+            >>> import ember
+            >>> net = ember.nn.Sequential(ember.nn.Sequential(ember.nn.Linear(2, 3)))
+            >>> net.get_submodule("0.0")
+            Linear(in_features=2, out_features=3, bias=True)
+        """
         mod = self
         for item in target.split(".") if target else []:
             if item not in mod._modules:
@@ -252,6 +329,17 @@ class Module(_ModuleShorthands):
     def named_modules(
         self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Module]]:
+        """Iterate over ``(name, module)`` for this module and every descendant, pre-order.
+
+        The module itself comes first with the name ``prefix`` (``""``); a module reachable
+        twice is yielded once unless ``remove_duplicate`` is ``False``.
+
+        Examples:
+            >>> import ember
+            >>> net = ember.nn.Sequential(ember.nn.Linear(2, 3), ember.nn.ReLU())
+            >>> [name for name, _ in net.named_modules()]
+            ['', '0', '1']
+        """
         if memo is None:
             memo = set()
         if remove_duplicate:
@@ -266,10 +354,12 @@ class Module(_ModuleShorthands):
             yield from mod.named_modules(memo, sub, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
+        """Iterate over this module and every descendant, pre-order (see ``named_modules``)."""
         for _, m in self.named_modules():
             yield m
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """Iterate over ``(name, module)`` for the direct children, in registration order."""
         seen: set[Module] = set()
         for name, mod in self._modules.items():
             if mod is not None and mod not in seen:
@@ -277,6 +367,7 @@ class Module(_ModuleShorthands):
                 yield name, mod
 
     def children(self) -> Iterator[Module]:
+        """Iterate over the direct children, in registration order."""
         for _, m in self.named_children():
             yield m
 
@@ -300,23 +391,67 @@ class Module(_ModuleShorthands):
     def named_parameters(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
+        """Iterate over ``(dotted name, parameter)`` pairs, descendants' included if ``recurse``.
+
+        Args:
+            prefix: prepended to every name. Default: ``""``.
+            recurse: include the parameters of descendants. Default: ``True``.
+            remove_duplicate: yield a parameter shared by several modules once. Default: ``True``.
+
+        Examples:
+            >>> import ember
+            >>> net = ember.nn.Sequential(ember.nn.Linear(2, 3))
+            >>> [(name, tuple(p.shape)) for name, p in net.named_parameters()]
+            [('0.weight', (3, 2)), ('0.bias', (3,))]
+        """
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Iterate over the parameters of this module and, if ``recurse``, its descendants.
+
+        This is what optimizers take: ``ember.optim.SGD(model.parameters(), lr=0.1)``.
+
+        Examples:
+            >>> import ember
+            >>> sum(p.numel() for p in ember.nn.Linear(2, 3).parameters())
+            9
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Tensor]]:
+        """Iterate over ``(dotted name, buffer)`` pairs, descendants' included if ``recurse``.
+
+        Examples:
+            >>> import ember
+            >>> [name for name, _ in ember.nn.BatchNorm1d(2).named_buffers()]
+            ['running_mean', 'running_var', 'num_batches_tracked']
+        """
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Iterate over the buffers of this module and, if ``recurse``, its descendants."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     # -- modes and conversions ----------------------------------------------------------------
     def train(self: T, mode: bool = True) -> T:
+        """Set training mode (``mode=True``) or evaluation mode on this module and its descendants.
+
+        The mode changes what some layers do (``Dropout``, ``BatchNorm``); it does not turn
+        gradient tracking on or off (use ``ember.no_grad`` for that). Returns ``self``.
+
+        Raises:
+            ValueError: if ``mode`` is not a bool.
+
+        Examples:
+            >>> import ember
+            >>> net = ember.nn.Sequential(ember.nn.Dropout(0.5))
+            >>> net.train().training, net[0].training
+            (True, True)
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -325,14 +460,42 @@ class Module(_ModuleShorthands):
         return self
 
     def eval(self: T) -> T:
+        """Set evaluation mode on this module and its descendants (``train(False)``).
+
+        Examples:
+            >>> import ember
+            >>> ember.nn.Dropout(0.5).eval().training
+            False
+        """
         return self.train(False)
 
     def requires_grad_(self: T, requires_grad: bool = True) -> T:
+        """Set ``requires_grad`` on every parameter (for freezing layers); returns ``self``.
+
+        Examples:
+            >>> import ember
+            >>> fc = ember.nn.Linear(2, 2).requires_grad_(False)
+            >>> fc.weight.requires_grad
+            False
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter.
+
+        Args:
+            set_to_none: set ``.grad`` to ``None`` (the default) instead of filling it with zeros.
+
+        Examples:
+            >>> import ember
+            >>> fc = ember.nn.Linear(2, 1)
+            >>> fc(ember.ones(1, 2)).sum().backward()
+            >>> fc.zero_grad()
+            >>> fc.weight.grad is None
+            True
+        """
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -347,6 +510,19 @@ class Module(_ModuleShorthands):
                 g.zero_()
 
     def apply(self: T, fn: Callable[[Module], None]) -> T:
+        """Call ``fn`` on every descendant and then on this module (post-order); returns ``self``.
+
+        Typically used to initialise weights.
+
+        Examples:
+            >>> import ember
+            >>> def init(m):
+            ...     if isinstance(m, ember.nn.Linear):
+            ...         ember.nn.init.zeros_(m.weight)
+            >>> net = ember.nn.Sequential(ember.nn.Linear(2, 2)).apply(init)
+            >>> net[0].weight.sum().item()
+            0.0
+        """
         for m in self.children():
             m.apply(fn)
         fn(self)
@@ -370,6 +546,22 @@ class Module(_ModuleShorthands):
         return self
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
+        """Move and/or cast the parameters and buffers in place; returns ``self``.
+
+        Accepts ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (its device
+        and dtype) and the keywords ``device``, ``dtype`` and ``non_blocking`` (ignored). A dtype
+        applies to floating-point tensors only; integer buffers keep theirs. Parameters keep
+        their identity, so an optimizer built before the call still holds them.
+
+        Raises:
+            TypeError: if the dtype is not a floating-point dtype.
+
+        Examples:
+            >>> import ember
+            >>> fc = ember.nn.Linear(2, 2).to(ember.float64)
+            >>> fc.weight.dtype
+            ember.float64
+        """
         from ember.core.device import device as device_cls
         from ember.core.dtype import dtype as dtype_cls
 
@@ -401,21 +593,31 @@ class Module(_ModuleShorthands):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self: T) -> T:
+        """Cast floating-point parameters and buffers to ``float32``; returns ``self``."""
         from ember.core.dtype import float32
 
         return self._cast_floats(float32)
 
     def double(self: T) -> T:
+        """Cast floating-point parameters and buffers to ``float64``; returns ``self``.
+
+        Examples:
+            >>> import ember
+            >>> ember.nn.Linear(2, 2).double().bias.dtype
+            ember.float64
+        """
         from ember.core.dtype import float64
 
         return self._cast_floats(float64)
 
     def half(self: T) -> T:
+        """Cast floating-point parameters and buffers to ``float16``; returns ``self``."""
         from ember.core.dtype import float16
 
         return self._cast_floats(float16)
 
     def cpu(self: T) -> T:
+        """Move every parameter and buffer to the CPU; returns ``self``."""
         return self.to("cpu")
 
     # -- state dict ---------------------------------------------------------------------------
@@ -432,6 +634,22 @@ class Module(_ModuleShorthands):
     def state_dict(
         self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
     ) -> Any:
+        """Return an ordered dict from dotted names to the parameters and persistent buffers.
+
+        Values are detached (unless ``keep_vars``) and share storage with the module. The
+        result carries ``_metadata`` (each module's version), as PyTorch's does, so it
+        round-trips through ``load_state_dict`` and ``ember.save``.
+
+        Args:
+            destination: a mapping to fill instead of a new ``OrderedDict``.
+            prefix: prepended to every key. Default: ``""``.
+            keep_vars: keep the tensors attached to autograd. Default: ``False``.
+
+        Examples:
+            >>> import ember
+            >>> list(ember.nn.Sequential(ember.nn.Linear(2, 3)).state_dict())
+            ['0.weight', '0.bias']
+        """
         if args:  # PyTorch's deprecated positional form (destination, prefix, keep_vars)
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
@@ -467,6 +685,29 @@ class Module(_ModuleShorthands):
     def load_state_dict(
         self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
     ) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` into this module and its descendants.
+
+        Args:
+            state_dict: a mapping from dotted names to tensors, as ``state_dict()`` returns.
+            strict: require the keys to match exactly. Default: ``True``.
+            assign: replace the tensors by those of ``state_dict`` instead of copying into
+                them. Default: ``False``.
+
+        Returns:
+            A named tuple ``(missing_keys, unexpected_keys)``.
+
+        Raises:
+            RuntimeError: listing every problem (missing or unexpected keys with ``strict``,
+                shape mismatches).
+
+        Examples:
+            >>> import ember
+            >>> a, b = ember.nn.Linear(2, 2), ember.nn.Linear(2, 2)
+            >>> b.load_state_dict(a.state_dict())
+            <All keys matched successfully>
+            >>> ember.equal(a.weight, b.weight)
+            True
+        """
         missing, unexpected = _state.load(self, state_dict, strict, assign)
         return _IncompatibleKeys(missing, unexpected)
 
@@ -474,6 +715,23 @@ class Module(_ModuleShorthands):
     def register_forward_pre_hook(
         self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
     ) -> RemovableHandle:
+        """Register ``hook(module, args)`` to run before every ``forward`` call.
+
+        The hook may return new positional arguments (a tuple, or one value). With
+        ``with_kwargs=True`` it is called as ``hook(module, args, kwargs)`` and may return
+        ``(args, kwargs)``. ``prepend`` runs it before the hooks already registered.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+
+        Examples:
+            >>> import ember
+            >>> fc = ember.nn.Identity()
+            >>> handle = fc.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+            >>> fc(ember.tensor([1.0])).tolist()
+            [2.0]
+            >>> handle.remove()
+        """
         h = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[h.id] = hook
         if with_kwargs:
@@ -490,6 +748,29 @@ class Module(_ModuleShorthands):
         with_kwargs: bool = False,
         always_call: bool = False,
     ) -> RemovableHandle:
+        """Register ``hook(module, args, output)`` to run after every ``forward`` call.
+
+        A hook that returns a value replaces the output. With ``with_kwargs=True`` it is
+        called as ``hook(module, args, kwargs, output)``. ``prepend`` runs it before the hooks
+        already registered.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+
+        Note:
+            ``always_call`` is accepted for compatibility; ember does not run hooks when
+            ``forward`` raises.
+
+        Examples:
+            >>> import ember
+            >>> shapes = []
+            >>> fc = ember.nn.Linear(2, 3)
+            >>> handle = fc.register_forward_hook(lambda m, args, out: shapes.append(out.shape))
+            >>> _ = fc(ember.ones(4, 2))
+            >>> shapes
+            [ember.Size([4, 3])]
+            >>> handle.remove()
+        """
         h = RemovableHandle(self._forward_hooks)
         self._forward_hooks[h.id] = hook
         if with_kwargs:
@@ -501,6 +782,24 @@ class Module(_ModuleShorthands):
     def register_full_backward_hook(
         self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
+        """Register ``hook(module, grad_input, grad_output)`` to run in the module's backward.
+
+        ``grad_input`` and ``grad_output`` are tuples with one entry per tensor input and
+        output (``None`` where there is no gradient). A hook that returns a tuple replaces
+        ``grad_input``.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+
+        Examples:
+            >>> import ember
+            >>> seen = []
+            >>> fc = ember.nn.Linear(2, 1)
+            >>> h = fc.register_full_backward_hook(lambda m, gi, go: seen.append(go[0].shape))
+            >>> fc(ember.ones(3, 2, requires_grad=True)).sum().backward()
+            >>> seen
+            [ember.Size([3, 1])]
+        """
         h = RemovableHandle(self._backward_hooks)
         self._backward_hooks[h.id] = hook
         if prepend:
@@ -540,6 +839,15 @@ class Module(_ModuleShorthands):
 
     # -- printing -----------------------------------------------------------------------------
     def extra_repr(self) -> str:
+        """Return the text shown between the parentheses of the module's ``repr``.
+
+        Override it to show a layer's configuration; the default is ``""``.
+
+        Examples:
+            >>> import ember
+            >>> ember.nn.Linear(2, 3).extra_repr()
+            'in_features=2, out_features=3, bias=True'
+        """
         return ""
 
     def _get_name(self) -> str:

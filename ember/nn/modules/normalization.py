@@ -35,6 +35,33 @@ def _shape(s: Any) -> tuple[int, ...]:
 
 
 class LayerNorm(Module):
+    """Layer normalisation: normalise each sample over its last ``len(normalized_shape)`` dims.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the (biased) mean and variance
+    taken over the trailing dims given by ``normalized_shape``; the same in training and
+    evaluation.
+
+    Input: ``(*, *normalized_shape)``. Output: the same shape.
+
+    Args:
+        normalized_shape: the trailing shape to normalise over, an int or a tuple.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        elementwise_affine: learn ``weight`` (ones) and ``bias`` (zeros) of
+            ``normalized_shape``. Default: ``True``.
+        bias: learn ``bias`` (with ``elementwise_affine``). Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
+    Examples:
+        >>> import ember
+        >>> ln = ember.nn.LayerNorm(4)
+        >>> ln
+        LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
+        >>> ln(ember.tensor([[1.0, 2.0, 3.0, 4.0]]))
+        tensor([[-1.3416, -0.4472,  0.4472,  1.3416]],
+               grad_fn=<NativeLayerNormBackward0>)
+    """
+
     def __init__(
         self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
         bias: bool = True, device: Any = None, dtype: Any = None,
@@ -66,6 +93,29 @@ class LayerNorm(Module):
 
 
 class RMSNorm(Module):
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims.
+
+    ``y = x / sqrt(mean(x ** 2) + eps) * weight``: like ``LayerNorm`` without centring or bias.
+
+    Input: ``(*, *normalized_shape)``. Output: the same shape.
+
+    Args:
+        normalized_shape: the trailing shape to normalise over, an int or a tuple.
+        eps: added to the mean square; ``None`` uses the dtype's machine epsilon.
+            Default: ``None``.
+        elementwise_affine: learn ``weight`` (ones) of ``normalized_shape``. Default: ``True``.
+        device: where to create ``weight``. Default: the default device.
+        dtype: its dtype. Default: the default dtype.
+
+    Examples:
+        >>> import ember
+        >>> rms = ember.nn.RMSNorm(2)
+        >>> rms
+        RMSNorm((2,), eps=None, elementwise_affine=True)
+        >>> rms(ember.tensor([[3.0, 4.0]]))
+        tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
+    """
+
     def __init__(
         self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
         device: Any = None, dtype: Any = None,
@@ -89,6 +139,36 @@ class RMSNorm(Module):
 
 
 class GroupNorm(Module):
+    """Group normalisation: normalise each sample over groups of channels.
+
+    The ``C`` channels are split into ``num_groups`` groups; each group of each sample is
+    normalised with its own mean and (biased) variance, then scaled by the per-channel
+    ``weight`` and shifted by ``bias``. The same in training and evaluation.
+
+    Input: ``(N, C, *)``. Output: the same shape.
+
+    Args:
+        num_groups: the number of groups; divides ``num_channels``.
+        num_channels: ``C``.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        affine: learn per-channel ``weight`` (ones) and ``bias`` (zeros). Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if ``num_groups`` does not divide ``num_channels``.
+
+    Examples:
+        >>> import ember
+        >>> gn = ember.nn.GroupNorm(2, 4)
+        >>> gn
+        GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
+        >>> y = gn(ember.arange(8.0).reshape(1, 4, 2))
+        >>> y.shape, round(y[0, :2].mean().item(), 4)
+        (ember.Size([1, 4, 2]), 0.0)
+    """
+
     def __init__(
         self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
         device: Any = None, dtype: Any = None, bias: bool = True,
@@ -159,6 +239,7 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", None)
 
     def reset_running_stats(self) -> None:
+        """Reset ``running_mean`` to 0, ``running_var`` to 1 and the batch count to 0."""
         if self.track_running_stats:
             with no_grad():
                 self.running_mean.zero_()
@@ -198,7 +279,41 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalisation over (N, C) or (N, C, L) inputs."""
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` input, per channel.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with ``mean`` and ``var`` taken per
+    channel over the batch (and ``L``). In training the batch's statistics are used (``var`` biased)
+    and the running estimates move towards them: ``running = (1 - momentum) * running + momentum *
+    batch`` (``running_var`` from the unbiased variance). In evaluation (``eval()``) the running
+    estimates are used.
+
+    Input: ``(N, C)`` or ``(N, C, L)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor; ``None`` for a cumulative average.
+            Default: ``0.1``.
+        affine: learn a per-channel ``weight`` (ones) and ``bias`` (zeros). Default: ``True``.
+        track_running_stats: keep ``running_mean``, ``running_var`` and ``num_batches_tracked``
+            buffers; without them evaluation also uses batch statistics. Default: ``True``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions.
+
+    Examples:
+        >>> import ember
+        >>> bn = ember.nn.BatchNorm1d(3)
+        >>> bn
+        BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        >>> x = ember.arange(6).float().reshape(2, 3)
+        >>> y = bn(x)
+        >>> y.shape, bn.running_mean
+        (ember.Size([2, 3]), tensor([0.1500, 0.2500, 0.3500]))
+    """
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim not in (2, 3):
@@ -206,7 +321,41 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalisation over (N, C, H, W) inputs (reductions over dims 0, 2, 3)."""
+    """Batch normalisation of ``(N, C, H, W)`` input, per channel.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with ``mean`` and ``var`` taken per
+    channel over ``N``, ``H`` and ``W``. In training the batch's statistics are used (``var``
+    biased) and the running estimates move towards them: ``running = (1 - momentum) * running +
+    momentum * batch`` (``running_var`` from the unbiased variance). In evaluation (``eval()``) the
+    running estimates are used.
+
+    Input: ``(N, C, H, W)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor; ``None`` for a cumulative average.
+            Default: ``0.1``.
+        affine: learn a per-channel ``weight`` (ones) and ``bias`` (zeros). Default: ``True``.
+        track_running_stats: keep ``running_mean``, ``running_var`` and ``num_batches_tracked``
+            buffers; without them evaluation also uses batch statistics. Default: ``True``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions.
+
+    Examples:
+        >>> import ember
+        >>> bn = ember.nn.BatchNorm2d(3)
+        >>> bn
+        BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        >>> x = ember.arange(12).float().reshape(2, 3, 2, 1)
+        >>> y = bn(x)
+        >>> y.shape, bn.running_mean
+        (ember.Size([2, 3, 2, 1]), tensor([0.3500, 0.5500, 0.7500]))
+    """
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim != 4:
@@ -214,7 +363,41 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch normalisation over (N, C, D, H, W) inputs."""
+    """Batch normalisation of ``(N, C, D, H, W)`` input, per channel.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with ``mean`` and ``var`` taken per
+    channel over ``N``, ``D``, ``H`` and ``W``. In training the batch's statistics are used (``var``
+    biased) and the running estimates move towards them: ``running = (1 - momentum) * running +
+    momentum * batch`` (``running_var`` from the unbiased variance). In evaluation (``eval()``) the
+    running estimates are used.
+
+    Input: ``(N, C, D, H, W)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor; ``None`` for a cumulative average.
+            Default: ``0.1``.
+        affine: learn a per-channel ``weight`` (ones) and ``bias`` (zeros). Default: ``True``.
+        track_running_stats: keep ``running_mean``, ``running_var`` and ``num_batches_tracked``
+            buffers; without them evaluation also uses batch statistics. Default: ``True``.
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Raises:
+        ValueError: if the input has the wrong number of dimensions.
+
+    Examples:
+        >>> import ember
+        >>> bn = ember.nn.BatchNorm3d(3)
+        >>> bn
+        BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        >>> x = ember.arange(12).float().reshape(2, 3, 2, 1, 1)
+        >>> y = bn(x)
+        >>> y.shape, bn.running_mean
+        (ember.Size([2, 3, 2, 1, 1]), tensor([0.3500, 0.5500, 0.7500]))
+    """
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim != 5:
@@ -229,6 +412,28 @@ class SyncBatchNorm(_BatchNorm):
     so N ranks on N slices of a batch normalise -- and, under DDP, train -- as one
     process on the whole batch. In eval mode, or outside an initialized process
     group, it is ``BatchNorm`` of the input's dimension.
+
+    Input: ``(N, C, *)``. Output: the same shape.
+
+    Args:
+        num_features: ``C``, the number of channels.
+        eps: added to the variance for stability. Default: ``1e-5``.
+        momentum: the running estimates' update factor. Default: ``0.1``.
+        affine: learn per-channel ``weight`` and ``bias``. Default: ``True``.
+        track_running_stats: keep running estimates. Default: ``True``.
+        process_group: the group to reduce over. Default: ``None`` (the whole world).
+        device: where to create parameters and buffers. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        bias: learn ``bias`` (with ``affine``). Default: ``True``.
+
+    Examples:
+        >>> import ember
+        >>> net = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 1), ember.nn.BatchNorm2d(4))
+        >>> net = ember.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        >>> net[1]
+        SyncBatchNorm(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        >>> net(ember.ones(2, 3, 2, 2)).shape
+        ember.Size([2, 4, 2, 2])
     """
 
     def __init__(
@@ -324,7 +529,39 @@ class SyncBatchNorm(_BatchNorm):
 
 
 class Embedding(Module):
-    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
+    """Store ``num_embeddings`` vectors of size ``embedding_dim`` and look them up by index.
+
+    A lookup table: row ``i`` of ``weight`` is the vector of index ``i``.
+
+    Input: an integer tensor of indices, any shape ``(*)``. Output: ``(*, embedding_dim)``.
+
+    Args:
+        num_embeddings: the number of rows of the table.
+        embedding_dim: the size of each vector.
+        padding_idx: a row that is initialised to zeros and gets no gradient. Default: ``None``.
+        max_norm: renormalise each looked-up row whose norm exceeds this, in place.
+            Default: ``None``.
+        norm_type: the p of the norm for ``max_norm``. Default: ``2.0``.
+        scale_grad_by_freq: divide the gradient by each index's frequency in the batch.
+            Default: ``False``.
+        sparse: must stay ``False``: ember has no sparse gradients (``True`` raises
+            ``NotImplementedError`` in forward). Default: ``False``.
+        device: where to create ``weight``. Default: the default device.
+        dtype: its dtype. Default: the default dtype.
+
+    Attributes:
+        weight: ``(num_embeddings, embedding_dim)``, initialised from ``N(0, 1)``.
+
+    Examples:
+        >>> import ember
+        >>> emb = ember.nn.Embedding(10, 3, padding_idx=0)
+        >>> emb
+        Embedding(10, 3, padding_idx=0)
+        >>> emb(ember.tensor([[0, 2], [4, 5]])).shape
+        ember.Size([2, 2, 3])
+        >>> emb(ember.tensor([0])).tolist()
+        [[0.0, 0.0, 0.0]]
+    """
 
     def __init__(
         self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
@@ -353,6 +590,7 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
+        """Draw ``weight`` from ``N(0, 1)`` again, zeroing the ``padding_idx`` row."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
@@ -369,6 +607,20 @@ class Embedding(Module):
         cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
         **kwargs: Any,
     ) -> Embedding:  # fmt: skip
+        """Create an ``Embedding`` whose table is ``embeddings`` (2-d).
+
+        Args:
+            embeddings: the ``(num_embeddings, embedding_dim)`` table.
+            freeze: keep the table fixed (no gradient). Default: ``True``.
+            padding_idx: as for the constructor. Default: ``None``.
+            **kwargs: the constructor's other keyword arguments.
+
+        Examples:
+            >>> import ember
+            >>> emb = ember.nn.Embedding.from_pretrained(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+            >>> emb(ember.tensor([1])).tolist(), emb.weight.requires_grad
+            ([[3.0, 4.0]], False)
+        """
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 

@@ -60,7 +60,43 @@ def _time_permute(x: Tensor, flat_index: Tensor) -> Tensor:
 
 
 class RNNBase(Module):
-    """The shared machinery of RNN, LSTM and GRU: parameters, checks and the layer loop."""
+    """Base class of ``RNN``, ``LSTM`` and ``GRU``: their parameters, checks and layer loop.
+
+    Parameters are named as in PyTorch: ``weight_ih_l{k}``, ``weight_hh_l{k}``,
+    ``bias_ih_l{k}``, ``bias_hh_l{k}`` (and ``weight_hr_l{k}`` for an LSTM with
+    ``proj_size``), with a ``_reverse`` suffix for the second direction; each is initialised
+    from ``U(-k, k)``, ``k = 1 / sqrt(hidden_size)``. Use the subclasses.
+
+    Args:
+        mode: ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
+        input_size: the number of features of ``x_t``.
+        hidden_size: the number of features of ``h_t``.
+        num_layers: the number of stacked layers, each fed the previous one's output.
+            Default: ``1``.
+        bias: learn the biases. Default: ``True``.
+        batch_first: input and output are ``(N, L, *)`` instead of ``(L, N, *)`` (the
+            states stay batch-second). Default: ``False``.
+        dropout: dropout probability on the outputs of every layer but the last.
+            Default: ``0.0``.
+        bidirectional: add a reverse-direction pass and concatenate the outputs (``D = 2``).
+            Default: ``False``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+        proj_size: for ``'LSTM'``, project ``h_t`` to this many features (0: none).
+            Default: ``0``.
+
+    Raises:
+        ValueError: for an unknown ``mode``, a ``dropout`` outside ``[0, 1]``, or a
+            non-positive ``hidden_size`` or ``num_layers``.
+
+    Examples:
+        >>> import ember
+        >>> rnn = ember.nn.RNNBase("GRU", 3, 4)
+        >>> [name for name, _ in rnn.named_parameters()]
+        ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0']
+        >>> rnn.weight_ih_l0.shape  # 3 gates of 4
+        ember.Size([12, 3])
+    """
 
     def __init__(
         self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -132,10 +168,13 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def flatten_parameters(self) -> None:
-        """PyTorch's cuDNN weight-compaction call; ember keeps no flat weight buffer, so
-        there is nothing to compact (scripts call it before every forward)."""
+        """Do nothing: ember keeps no flat cuDNN weight buffer to compact.
+
+        PyTorch scripts call it before every forward; it is accepted so they run unchanged.
+        """
 
     def reset_parameters(self) -> None:
+        """Draw every weight and bias again from ``U(-k, k)``, ``k = 1 / sqrt(hidden_size)``."""
         stdv = 1.0 / math.sqrt(self.hidden_size)
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -291,6 +330,10 @@ class _SingleStateRNN(RNNBase):
     """RNN and GRU: one state tensor ``h`` of shape (num_layers * D, N, H)."""
 
     def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        """Run the sequence ``input`` from state ``hx``; return ``(output, h_n)``.
+
+        ``hx`` defaults to zeros.
+        """
         x, unbatched, lengths = self._unpack(input)
         batch = x.shape[1]
         if hx is not None:
@@ -316,6 +359,33 @@ class _SingleStateRNN(RNNBase):
 
 class RNN(_SingleStateRNN):
     """Elman RNN: ``h_t = act(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``, act tanh or relu.
+
+    For each layer and step: ``h_t = act(x_t @ W_ih.T + b_ih + h_{t-1} @ W_hh.T + b_hh)``, where
+    ``act`` is ``tanh`` or ``relu`` and ``x_t`` is the previous layer's ``h_t`` above the first
+    layer.
+
+    Input: ``x`` of shape ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``),
+    ``(L, H_in)`` unbatched, or a ``PackedSequence``; ``hx`` of shape ``(D * num_layers, N, H_out)``
+    optional, zeros by default.
+    Output: ``(output, h_n)``: ``output`` is ``(L, N, D * H_out)``, the last layer's ``h_t``
+    for every ``t``; ``h_n`` is ``(D * num_layers, N, H_out)``, the last step's state of
+    every layer and direction.
+
+    Args:
+        input_size: the number of features of ``x_t``.
+        hidden_size: the number of features of ``h_t``.
+        num_layers: the number of stacked layers, each fed the previous one's output.
+            Default: ``1``.
+        nonlinearity: ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+        bias: learn ``b_ih`` and ``b_hh``. Default: ``True``.
+        batch_first: input and output are ``(N, L, *)`` instead of ``(L, N, *)`` (the
+            states stay batch-second). Default: ``False``.
+        dropout: dropout probability on the outputs of every layer but the last.
+            Default: ``0.0``.
+        bidirectional: add a reverse-direction pass and concatenate the outputs (``D = 2``).
+            Default: ``False``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -345,6 +415,34 @@ class RNN(_SingleStateRNN):
 class GRU(_SingleStateRNN):
     """Gated recurrent unit, gates (r, z, n) stacked in that order.
 
+    For each layer and step, with ``r``, ``z``, ``n`` the reset, update and new gates::
+
+        r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
+        z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+        n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+        h' = (1 - z) * n + z * h
+
+    Input: ``x`` of shape ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``),
+    ``(L, H_in)`` unbatched, or a ``PackedSequence``; ``hx`` of shape ``(D * num_layers, N, H_out)``
+    optional, zeros by default.
+    Output: ``(output, h_n)``: ``output`` is ``(L, N, D * H_out)``, the last layer's ``h_t``
+    for every ``t``; ``h_n`` is ``(D * num_layers, N, H_out)``.
+
+    Args:
+        input_size: the number of features of ``x_t``.
+        hidden_size: the number of features of ``h_t``.
+        num_layers: the number of stacked layers, each fed the previous one's output.
+            Default: ``1``.
+        bias: learn the biases. Default: ``True``.
+        batch_first: input and output are ``(N, L, *)`` instead of ``(L, N, *)`` (the
+            states stay batch-second). Default: ``False``.
+        dropout: dropout probability on the outputs of every layer but the last.
+            Default: ``0.0``.
+        bidirectional: add a reverse-direction pass and concatenate the outputs (``D = 2``).
+            Default: ``False``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
     Examples:
         >>> import ember
         >>> gru = ember.nn.GRU(3, 4, batch_first=True, bidirectional=True)
@@ -367,6 +465,32 @@ class GRU(_SingleStateRNN):
 class LSTM(RNNBase):
     """Long short-term memory, gates (i, f, g, o) stacked in that order; ``proj_size`` supported.
 
+    For each layer and step, with input, forget, cell and output gates::
+
+        i = sigmoid(W_ii x + b_ii + W_hi h + b_hi)
+        f = sigmoid(W_if x + b_if + W_hf h + b_hf)
+        g = tanh(W_ig x + b_ig + W_hg h + b_hg)
+        o = sigmoid(W_io x + b_io + W_ho h + b_ho)
+        c' = f * c + i * g
+        h' = o * tanh(c')
+
+    With ``proj_size > 0``, ``h'`` is further multiplied by ``weight_hr`` to ``proj_size``
+    features (``H_out = proj_size``, else ``hidden_size``).
+
+    Input: ``x`` of shape ``(L, N, H_in)`` (``(N, L, H_in)`` with ``batch_first``),
+    ``(L, H_in)`` unbatched, or a ``PackedSequence``; ``(h_0, c_0)`` of shapes
+    ``(D * num_layers, N, H_out)`` and ``(D * num_layers, N, hidden_size)``, zeros if
+    omitted. Output: ``(output, (h_n, c_n))``: ``output`` is ``(L, N, D * H_out)``, the last
+    layer's ``h_t`` for every ``t``; ``h_n`` and ``c_n`` are the last states, shaped like
+    ``h_0`` and ``c_0``.
+
+    Args:
+        *args: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``,
+            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0``,
+            ``device=None`` and ``dtype=None``, in PyTorch's order, as described for
+            ``RNNBase`` (``proj_size`` projects ``h_t`` to that many features; 0: none).
+        **kwargs: the same arguments by name.
+
     Examples:
         >>> import ember
         >>> lstm = ember.nn.LSTM(3, 4, num_layers=2)
@@ -381,6 +505,10 @@ class LSTM(RNNBase):
     def forward(
         self, input: Any, hx: tuple[Tensor, Tensor] | None = None
     ) -> tuple[Any, tuple[Tensor, Tensor]]:
+        """Run the sequence ``input`` from ``hx = (h_0, c_0)``; return ``(output, (h_n, c_n))``.
+
+        ``hx`` defaults to zeros.
+        """
         x, unbatched, lengths = self._unpack(input)
         batch = x.shape[1]
         if hx is not None:

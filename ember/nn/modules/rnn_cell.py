@@ -103,7 +103,27 @@ def _lstm_cell(
 
 
 class RNNCellBase(Module):
-    """Parameters ``weight_ih`` (G*H, in), ``weight_hh`` (G*H, H), ``bias_ih``, ``bias_hh``."""
+    """Base class of ``RNNCell``, ``LSTMCell`` and ``GRUCell``: their parameters and checks.
+
+    Holds ``weight_ih`` ``(G * hidden_size, input_size)``, ``weight_hh``
+    ``(G * hidden_size, hidden_size)`` and, with ``bias``, ``bias_ih`` and ``bias_hh``
+    ``(G * hidden_size,)``, where ``G`` is the number of gates (``num_chunks``): 1, 4 or 3.
+    All are initialised from ``U(-k, k)``, ``k = 1 / sqrt(hidden_size)``.
+
+    Args:
+        input_size: the number of input features.
+        hidden_size: the number of hidden features.
+        bias: learn the biases.
+        num_chunks: ``G``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
+    Examples:
+        >>> import ember
+        >>> cell = ember.nn.LSTMCell(3, 4)
+        >>> isinstance(cell, ember.nn.RNNCellBase), cell.weight_ih.shape
+        (True, ember.Size([16, 3]))
+    """
 
     _name = "RNNCell"
 
@@ -127,6 +147,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Draw every weight and bias again from ``U(-k, k)``, ``k = 1 / sqrt(hidden_size)``."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -172,6 +193,21 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN.
 
+    ``h' = act(x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh)``, ``act`` being ``tanh``
+    or ``relu``.
+
+    Input: ``x`` of shape ``(N, input_size)`` or ``(input_size,)``; ``hx`` of shape
+    ``(N, hidden_size)`` or ``(hidden_size,)``, zeros if omitted. Output: ``h'``, shaped like
+    ``hx``.
+
+    Args:
+        input_size: the number of features of ``x``.
+        hidden_size: the number of features of ``h``.
+        bias: learn ``bias_ih`` and ``bias_hh``. Default: ``True``.
+        nonlinearity: ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
     Examples:
         >>> import ember
         >>> ember.nn.RNNCell(3, 4)(ember.zeros(2, 3)).shape
@@ -188,6 +224,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        """Compute one step from ``input`` and ``hx`` (zeros if omitted); return ``h'``."""
         x, unbatched = self._prepare(input)
         h = self._state(x, hx, unbatched)
         xp = F.linear(x, self.weight_ih, self.bias_ih)
@@ -197,6 +234,19 @@ class RNNCell(RNNCellBase):
 
 class GRUCell(RNNCellBase):
     """One step of a GRU.
+
+    Computes the ``GRU`` update (see ``ember.nn.GRU``) for a single step.
+
+    Input: ``x`` of shape ``(N, input_size)`` or ``(input_size,)``; ``hx`` of shape
+    ``(N, hidden_size)`` or ``(hidden_size,)``, zeros if omitted. Output: ``h'``, shaped like
+    ``hx``.
+
+    Args:
+        input_size: the number of features of ``x``.
+        hidden_size: the number of features of ``h``.
+        bias: learn ``bias_ih`` and ``bias_hh``. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -213,6 +263,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        """Compute one step from ``input`` and ``hx`` (zeros if omitted); return ``h'``."""
         x, unbatched = self._prepare(input)
         h = self._state(x, hx, unbatched)
         out = _gru_cell(
@@ -223,6 +274,19 @@ class GRUCell(RNNCellBase):
 
 class LSTMCell(RNNCellBase):
     """One step of an LSTM; returns ``(h', c')``.
+
+    Computes the ``LSTM`` update (see ``ember.nn.LSTM``) for a single step.
+
+    Input: ``x`` of shape ``(N, input_size)`` or ``(input_size,)``; ``hx``, a pair ``(h, c)``
+    of shape ``(N, hidden_size)`` or ``(hidden_size,)``, zeros if omitted. Output:
+    ``(h', c')``, shaped like ``h`` and ``c``.
+
+    Args:
+        input_size: the number of features of ``x``.
+        hidden_size: the number of features of ``h``.
+        bias: learn ``bias_ih`` and ``bias_hh``. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -242,6 +306,10 @@ class LSTMCell(RNNCellBase):
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
     ) -> tuple[Tensor, Tensor]:
+        """Compute one step from ``input`` and ``hx = (h, c)``; return ``(h', c')``.
+
+        ``hx`` defaults to zeros.
+        """
         x, unbatched = self._prepare(input)
         h0, c0 = (None, None) if hx is None else hx
         h = self._state(x, h0, unbatched, 0)

@@ -26,6 +26,20 @@ __all__ = [
 class Upsample(Module):
     """Resize spatial dims by ``size`` or ``scale_factor`` with ``F.interpolate``.
 
+    Input: ``(N, C, W)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``. Output: the same with the
+    spatial dims resized: ``size``, or ``floor(size * scale_factor)``.
+
+    Args:
+        size: the output spatial size, an int or a tuple. Default: ``None``.
+        scale_factor: the multiplier of the spatial size, a float or a tuple (give ``size`` or
+            ``scale_factor``, not both). Default: ``None``.
+        mode: ``'nearest'``, ``'linear'``, ``'bilinear'``, ``'bicubic'``, ``'trilinear'`` or
+            ``'nearest-exact'``. Default: ``'nearest'``.
+        align_corners: for the linear modes, align the corner pixels of input and output
+            instead of their edges. Default: ``None`` (``False``).
+        recompute_scale_factor: compute the interpolation from the output size instead of
+            ``scale_factor``. Default: ``None``.
+
     Examples:
         >>> import ember
         >>> up = ember.nn.Upsample(scale_factor=2)
@@ -65,26 +79,68 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
-    """Nearest-neighbour upsampling of (N, C, H, W) input."""
+    """Upsample ``(N, C, H, W)`` input by nearest neighbour (``Upsample(mode='nearest')``).
+
+    Input: ``(N, C, H, W)``. Output: ``(N, C, H_out, W_out)``, from ``size`` or
+    ``scale_factor``.
+
+    Args:
+        size: the output size ``(H_out, W_out)``, or an int for both. Default: ``None``.
+        scale_factor: the multiplier of the spatial size. Default: ``None``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.UpsamplingNearest2d(scale_factor=2)
+        >>> m(ember.tensor([[[[1.0, 2.0]]]]))
+        tensor([[[[1., 1., 2., 2.],
+                  [1., 1., 2., 2.]]]])
+    """
 
     def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
-    """Bilinear upsampling of (N, C, H, W) input with ``align_corners=True``."""
+    """Upsample ``(N, C, H, W)`` input bilinearly, with ``align_corners=True``.
+
+    The same as ``Upsample(mode='bilinear', align_corners=True)``: the corner pixels of
+    input and output coincide.
+
+    Input: ``(N, C, H, W)``. Output: ``(N, C, H_out, W_out)``, from ``size`` or
+    ``scale_factor``.
+
+    Args:
+        size: the output size ``(H_out, W_out)``, or an int for both. Default: ``None``.
+        scale_factor: the multiplier of the spatial size. Default: ``None``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.UpsamplingBilinear2d(size=(1, 3))
+        >>> m(ember.tensor([[[[0.0, 1.0]]]]))
+        tensor([[[[0.0000, 0.5000, 1.0000]]]])
+    """
 
     def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class PixelShuffle(Module):
-    """(*, C r^2, H, W) -> (*, C, H r, W r).
+    """Rearrange channels into space: ``(*, C * r * r, H, W)`` becomes ``(*, C, H * r, W * r)``.
+
+    Used for sub-pixel convolution (efficient upsampling); ``r`` is ``upscale_factor``.
+
+    Input: ``(*, C * r * r, H, W)``. Output: ``(*, C, H * r, W * r)``.
+
+    Args:
+        upscale_factor: ``r``.
 
     Examples:
         >>> import ember
         >>> ember.nn.PixelShuffle(2)(ember.ones(1, 8, 3, 3)).shape
         ember.Size([1, 2, 6, 6])
+        >>> ember.nn.PixelShuffle(2)(ember.arange(4.0).reshape(1, 4, 1, 1))
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
     """
 
     def __init__(self, upscale_factor: int) -> None:
@@ -99,7 +155,23 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
-    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    """Rearrange space into channels: ``(*, C, H * r, W * r)`` becomes ``(*, C * r * r, H, W)``.
+
+    The inverse of ``PixelShuffle``; ``r`` is ``downscale_factor``.
+
+    Input: ``(*, C, H * r, W * r)``. Output: ``(*, C * r * r, H, W)``.
+
+    Args:
+        downscale_factor: ``r``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.PixelUnshuffle(2)
+        >>> m
+        PixelUnshuffle(downscale_factor=2)
+        >>> m(ember.ones(1, 1, 4, 6)).shape
+        ember.Size([1, 4, 2, 3])
+    """
 
     def __init__(self, downscale_factor: int) -> None:
         super().__init__()
@@ -113,7 +185,23 @@ class PixelUnshuffle(Module):
 
 
 class ChannelShuffle(Module):
-    """Interleave the channels of ``groups`` groups."""
+    """Shuffle channels across ``groups``: split them into ``groups`` groups and interleave them.
+
+    Channel ``g * (C / groups) + i`` moves to position ``i * groups + g`` (as in ShuffleNet).
+
+    Input: ``(N, C, *)``; ``groups`` divides ``C``. Output: the same shape.
+
+    Args:
+        groups: the number of groups.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.ChannelShuffle(2)
+        >>> m
+        ChannelShuffle(groups=2)
+        >>> m(ember.arange(4.0).reshape(1, 4, 1, 1)).flatten()
+        tensor([0., 2., 1., 3.])
+    """
 
     def __init__(self, groups: int) -> None:
         super().__init__()

@@ -21,6 +21,33 @@ __all__ = ["EmbeddingBag"]
 class EmbeddingBag(Module):
     """A lookup table whose forward reduces each bag of indices to one vector.
 
+    Each bag is a run of indices; its vectors are reduced by ``mode`` without materialising
+    the ``(*, embedding_dim)`` lookup. Bags are given either as a 2-d ``input`` (one bag per
+    row) or as a 1-d ``input`` with ``offsets`` (the start of each bag).
+
+    Input: ``(B, L)`` indices, or ``(n,)`` indices with ``offsets`` of shape ``(B,)``
+    (``(B + 1,)`` with ``include_last_offset``); ``per_sample_weights`` like ``input`` (with
+    ``mode='sum'`` only). Output: ``(B, embedding_dim)``.
+
+    Args:
+        num_embeddings: the number of rows of the table.
+        embedding_dim: the size of each vector.
+        max_norm: renormalise looked-up rows whose norm exceeds this. Default: ``None``.
+        norm_type: the p of the norm for ``max_norm``. Default: ``2.0``.
+        scale_grad_by_freq: divide gradients by index frequency. Default: ``False``.
+        mode: ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
+        sparse: must stay ``False``; sparse gradients are not supported. Default: ``False``.
+        include_last_offset: ``offsets`` has one extra entry, the end of the last bag.
+            Default: ``False``.
+        padding_idx: a row that is initialised to zeros and left out of every bag.
+            Default: ``None``.
+        device: where to create ``weight``. Default: the default device.
+        dtype: its dtype. Default: the default dtype.
+
+    Note:
+        ``sparse=True`` raises ``NotImplementedError`` in forward: ember has no sparse
+        gradients.
+
     Examples:
         >>> import ember
         >>> _ = ember.manual_seed(0)
@@ -64,6 +91,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self) -> None:
+        """Draw ``weight`` from ``N(0, 1)`` again, zeroing the ``padding_idx`` row."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():

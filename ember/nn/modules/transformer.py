@@ -67,6 +67,27 @@ class NonDynamicallyQuantizableLinear(Linear):
 class MultiheadAttention(Module):
     """Multi-head attention ``softmax(Q K^T / sqrt(d)) V`` over ``num_heads`` heads.
 
+    Queries, keys and values are projected by learnt matrices, split into ``num_heads`` heads
+    of ``embed_dim // num_heads`` features, attended separately and joined by ``out_proj``.
+
+    Input: ``query`` ``(L, N, E)``, ``key`` ``(S, N, kdim)``, ``value`` ``(S, N, vdim)``
+    (batch first with ``batch_first``; unbatched ``(L, E)`` also works). Output:
+    ``(attn_output, attn_weights)``: ``(L, N, E)`` and, with ``need_weights``, ``(N, L, S)``
+    averaged over the heads (``(N, num_heads, L, S)`` with ``average_attn_weights=False``).
+
+    Args:
+        embed_dim: ``E``, the model size.
+        num_heads: the number of heads; divides ``embed_dim``.
+        dropout: dropout probability on the attention weights. Default: ``0.0``.
+        bias: learn input and output projection biases. Default: ``True``.
+        add_bias_kv: append a learnt bias to the keys and values. Default: ``False``.
+        add_zero_attn: append a zero key and value. Default: ``False``.
+        kdim: the key size. Default: ``None`` (``embed_dim``).
+        vdim: the value size. Default: ``None`` (``embed_dim``).
+        batch_first: inputs and outputs are ``(N, L, E)``. Default: ``False``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
+
     Examples:
         >>> import ember
         >>> mha = ember.nn.MultiheadAttention(8, 2, batch_first=True)
@@ -141,6 +162,20 @@ class MultiheadAttention(Module):
         need_weights: bool = True, attn_mask: Tensor | None = None,
         average_attn_weights: bool = True, is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:  # fmt: skip
+        """Attend from ``query`` to ``key``/``value``; returns ``(attn_output, attn_weights)``.
+
+        Args:
+            query: ``(L, N, E)`` (``(N, L, E)`` with ``batch_first``) or ``(L, E)``.
+            key: ``(S, N, kdim)`` or ``(S, kdim)``.
+            value: ``(S, N, vdim)`` or ``(S, vdim)``.
+            key_padding_mask: ``(N, S)``; True (or ``-inf``) marks keys to ignore. Default:
+                ``None``.
+            need_weights: also return the attention weights. Default: ``True``.
+            attn_mask: ``(L, S)`` or ``(N * num_heads, L, S)``; True (or ``-inf``) forbids a
+                position, float values are added to the scores. Default: ``None``.
+            average_attn_weights: average the weights over the heads. Default: ``True``.
+            is_causal: a hint that ``attn_mask`` is the causal mask. Default: ``False``.
+        """
         batched = query.ndim == 3
         if self.batch_first and batched:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
@@ -168,6 +203,24 @@ class TransformerEncoderLayer(Module):
 
     ``norm_first=False`` (post-norm): ``x = norm1(x + sa(x)); x = norm2(x + ff(x))``;
     ``norm_first=True`` (pre-norm): ``x = x + sa(norm1(x)); x = x + ff(norm2(x))``.
+
+    Input: ``src`` ``(L, N, E)`` (``(N, L, E)`` with ``batch_first``) or ``(L, E)``. Output: the
+    same shape.
+
+    Args:
+        d_model: the embedding size ``E``.
+        nhead: the number of attention heads; divides ``d_model``.
+        dim_feedforward: the hidden size of the feed-forward block. Default: ``2048``.
+        dropout: the dropout probability. Default: ``0.1``.
+        activation: ``'relu'``, ``'gelu'`` or a callable, inside the feed-forward block.
+            Default: ``relu``.
+        layer_norm_eps: the LayerNorms' ``eps``. Default: ``1e-5``.
+        batch_first: inputs and outputs are ``(N, L, E)`` instead of ``(L, N, E)``.
+            Default: ``False``.
+        norm_first: pre-norm instead of post-norm. Default: ``False``.
+        bias: learn biases in the Linear and LayerNorm layers. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -201,6 +254,14 @@ class TransformerEncoderLayer(Module):
         self, src: Tensor, src_mask: Tensor | None = None,
         src_key_padding_mask: Tensor | None = None, is_causal: bool = False,
     ) -> Tensor:  # fmt: skip
+        """Run ``src`` through the attention and feed-forward blocks.
+
+        Args:
+            src: the input sequence.
+            src_mask: an ``(L, L)`` attention mask. Default: ``None``.
+            src_key_padding_mask: ``(N, L)``, True at padding positions. Default: ``None``.
+            is_causal: a hint that ``src_mask`` is the causal mask. Default: ``False``.
+        """
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -241,7 +302,19 @@ def _is_causal_mask(mask: Tensor) -> bool:
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm``.
+    """A stack of ``TransformerEncoderLayer`` copies.
+
+    ``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm``.
+
+    Input: ``src`` as for the layer. Output: the same shape.
+
+    Args:
+        encoder_layer: the layer to copy (its parameters are not shared).
+        num_layers: the number of copies.
+        norm: a final normalisation module. Default: ``None``.
+        enable_nested_tensor: accepted for compatibility; ember has no nested tensors.
+            Default: ``True``.
+        mask_check: accepted for compatibility. Default: ``True``.
 
     Examples:
         >>> import ember
@@ -266,6 +339,15 @@ class TransformerEncoder(Module):
         self, src: Tensor, mask: Tensor | None = None,
         src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None,
     ) -> Tensor:  # fmt: skip
+        """Run ``src`` through every layer in turn, then ``norm``.
+
+        Args:
+            src: the input sequence.
+            mask: an ``(L, L)`` attention mask. Default: ``None``.
+            src_key_padding_mask: ``(N, L)``, True at padding positions. Default: ``None``.
+            is_causal: a hint that ``mask`` is the causal mask; ``None`` detects it. Default:
+                ``None``.
+        """
         if is_causal is None:
             is_causal = mask is not None and _is_causal_mask(mask)
         out = src
@@ -287,6 +369,24 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
 class TransformerDecoderLayer(Module):
     """Self-attention, attention over ``memory``, then a feed-forward block, each with a
     residual and a LayerNorm (post-norm, or pre-norm with ``norm_first``).
+
+    Input: ``tgt`` ``(T, N, E)`` and ``memory`` ``(S, N, E)`` (batch first with
+    ``batch_first``). Output: the shape of ``tgt``.
+
+    Args:
+        d_model: the embedding size ``E``.
+        nhead: the number of attention heads; divides ``d_model``.
+        dim_feedforward: the hidden size of the feed-forward block. Default: ``2048``.
+        dropout: the dropout probability. Default: ``0.1``.
+        activation: ``'relu'``, ``'gelu'`` or a callable, inside the feed-forward block.
+            Default: ``relu``.
+        layer_norm_eps: the LayerNorms' ``eps``. Default: ``1e-5``.
+        batch_first: inputs and outputs are ``(N, L, E)`` instead of ``(L, N, E)``.
+            Default: ``False``.
+        norm_first: pre-norm instead of post-norm. Default: ``False``.
+        bias: learn biases in the Linear and LayerNorm layers. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -327,6 +427,18 @@ class TransformerDecoderLayer(Module):
         memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
         memory_is_causal: bool = False,
     ) -> Tensor:  # fmt: skip
+        """Run ``tgt`` through self-attention, attention over ``memory`` and the feed-forward block.
+
+        Args:
+            tgt: the target sequence.
+            memory: the encoder's output.
+            tgt_mask: a ``(T, T)`` self-attention mask. Default: ``None``.
+            memory_mask: a ``(T, S)`` mask over ``memory``. Default: ``None``.
+            tgt_key_padding_mask: ``(N, T)``, True at padding. Default: ``None``.
+            memory_key_padding_mask: ``(N, S)``, True at padding. Default: ``None``.
+            tgt_is_causal: a hint that ``tgt_mask`` is causal. Default: ``False``.
+            memory_is_causal: a hint that ``memory_mask`` is causal. Default: ``False``.
+        """
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -367,7 +479,16 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerDecoder(Module):
-    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``.
+    """A stack of ``TransformerDecoderLayer`` copies.
+
+    ``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``.
+
+    Input: ``tgt`` and ``memory`` as for the layer. Output: the shape of ``tgt``.
+
+    Args:
+        decoder_layer: the layer to copy (its parameters are not shared).
+        num_layers: the number of copies.
+        norm: a final normalisation module. Default: ``None``.
 
     Examples:
         >>> import ember
@@ -389,6 +510,11 @@ class TransformerDecoder(Module):
         memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None,
         memory_is_causal: bool = False,
     ) -> Tensor:  # fmt: skip
+        """Run ``tgt`` through every layer in turn (each attending to ``memory``), then ``norm``.
+
+        Takes ``TransformerDecoderLayer.forward``'s arguments; ``tgt_is_causal=None`` detects a
+        causal ``tgt_mask``.
+        """
         if tgt_is_causal is None:
             tgt_is_causal = tgt_mask is not None and _is_causal_mask(tgt_mask)
         out = tgt
@@ -404,6 +530,29 @@ class TransformerDecoder(Module):
 
 class Transformer(Module):
     """The encoder-decoder Transformer of "Attention Is All You Need".
+
+    An encoder stack reads ``src``; a decoder stack reads ``tgt`` and attends to the
+    encoder's output. Each stack ends with a LayerNorm.
+
+    Input: ``src`` ``(S, N, E)`` and ``tgt`` ``(T, N, E)`` (batch first with ``batch_first``).
+    Output: ``(T, N, E)``.
+
+    Args:
+        d_model: the embedding size ``E``. Default: ``512``.
+        nhead: the number of attention heads. Default: ``8``.
+        num_encoder_layers: the encoder depth. Default: ``6``.
+        num_decoder_layers: the decoder depth. Default: ``6``.
+        dim_feedforward: the feed-forward hidden size. Default: ``2048``.
+        dropout: the dropout probability. Default: ``0.1``.
+        activation: ``'relu'``, ``'gelu'`` or a callable. Default: ``relu``.
+        custom_encoder: a module to use as the encoder. Default: ``None``.
+        custom_decoder: a module to use as the decoder. Default: ``None``.
+        layer_norm_eps: the LayerNorms' ``eps``. Default: ``1e-5``.
+        batch_first: inputs and outputs are batch first. Default: ``False``.
+        norm_first: pre-norm layers. Default: ``False``.
+        bias: learn biases in the Linear and LayerNorm layers. Default: ``True``.
+        device: where to create the parameters. Default: the default device.
+        dtype: their dtype. Default: the default dtype.
 
     Examples:
         >>> import ember
@@ -463,6 +612,13 @@ class Transformer(Module):
         memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None,
         tgt_is_causal: bool | None = None, memory_is_causal: bool = False,
     ) -> Tensor:  # fmt: skip
+        """Encode ``src``, decode ``tgt`` against it, and return the decoder's output.
+
+        Takes ``src``, ``tgt`` and the masks ``src_mask``, ``tgt_mask``, ``memory_mask``,
+        ``src_key_padding_mask``, ``tgt_key_padding_mask``, ``memory_key_padding_mask`` (see the
+        encoder and decoder layers), and the hints ``src_is_causal``, ``tgt_is_causal`` and
+        ``memory_is_causal``.
+        """
         batched = src.ndim == 3
         if not self.batch_first and batched and src.shape[1] != tgt.shape[1]:
             raise RuntimeError("the batch number of src and tgt must be equal")

@@ -22,6 +22,18 @@ __all__ = ["DataParallel", "data_parallel"]
 class DataParallel(Module):
     """Wrap ``module`` as ``torch.nn.DataParallel`` does; the forward runs ``module``.
 
+    Note:
+        ember runs the module on one device: the batch is not split over ``device_ids``
+        (several ids warn), so it only keeps PyTorch scripts and their state-dict keys
+        (``module.`` prefixes) working. Use ``ember.nn.parallel.DistributedDataParallel``
+        for data parallelism.
+
+    Args:
+        module: the module to wrap.
+        device_ids: accepted for compatibility. Default: ``None``.
+        output_device: accepted for compatibility. Default: ``None``.
+        dim: the batch dim, accepted for compatibility. Default: ``0``.
+
     Examples:
         >>> import ember
         >>> net = ember.nn.DataParallel(ember.nn.Linear(3, 2))

@@ -32,7 +32,21 @@ def get_total_norm(
     tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
     foreach: bool | None = None,
 ) -> Tensor:  # fmt: skip
-    """The ``norm_type`` norm of all ``tensors`` together (as if concatenated).
+    """Compute the joint ``norm_type`` norm of several tensors, as if concatenated.
+
+    The ``norm_type`` norm of all ``tensors`` together (as if concatenated).
+
+    Args:
+        tensors: a tensor or an iterable of tensors (typically the gradients).
+        norm_type: the p of the norm; ``inf`` for the max norm. Default: ``2.0``.
+        error_if_nonfinite: raise if the norm is NaN or infinite. Default: ``False``.
+        foreach: accepted for compatibility; ignored. Default: ``None``.
+
+    Returns:
+        The norm, a scalar tensor (0 for no tensors).
+
+    Raises:
+        RuntimeError: with ``error_if_nonfinite``, if the norm is not finite.
 
     Examples:
         >>> import ember
@@ -67,7 +81,26 @@ def clip_grads_with_norm_(
     parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
     foreach: bool | None = None,
 ) -> None:  # fmt: skip
-    """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place."""
+    """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))`` in place.
+
+    The second half of ``clip_grad_norm_``, for a ``total_norm`` computed with
+    ``get_total_norm`` (for example over several parameter groups).
+
+    Args:
+        parameters: a tensor or an iterable of tensors whose ``.grad`` is changed.
+        max_norm: the largest allowed norm.
+        total_norm: the joint norm of the gradients, a tensor.
+        foreach: accepted for compatibility; ignored. Default: ``None``.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.zeros(2))
+        >>> p.grad = ember.tensor([3.0, 4.0])
+        >>> total = ember.nn.utils.get_total_norm([p.grad])
+        >>> ember.nn.utils.clip_grads_with_norm_([p], 1.0, total)
+        >>> [round(v, 4) for v in p.grad.tolist()]
+        [0.6, 0.8]
+    """
     grads = _grads(parameters)
     if not grads:
         return
@@ -85,6 +118,21 @@ def clip_grad_norm_(
     """Scale gradients so their joint ``norm_type`` norm is at most ``max_norm``.
 
     Returns the total norm before clipping.
+
+    The gradients are scaled in place by ``min(1, max_norm / (total + 1e-6))``.
+
+    Args:
+        parameters: a tensor or an iterable of tensors whose ``.grad`` is changed.
+        max_norm: the largest allowed norm.
+        norm_type: the p of the norm; ``inf`` for the max norm. Default: ``2.0``.
+        error_if_nonfinite: raise if the total norm is NaN or infinite. Default: ``False``.
+        foreach: accepted for compatibility; ignored. Default: ``None``.
+
+    Returns:
+        The total norm of the gradients before clipping, a scalar tensor.
+
+    Raises:
+        RuntimeError: with ``error_if_nonfinite``, if the total norm is not finite.
 
     Examples:
         >>> import ember
@@ -108,7 +156,21 @@ def clip_grad_norm(
     parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
     error_if_nonfinite: bool = False, foreach: bool | None = None,
 ) -> Tensor:  # fmt: skip
-    """Deprecated alias of ``clip_grad_norm_``."""
+    """Clip the gradients' joint norm: a deprecated alias of ``clip_grad_norm_``.
+
+    The same arguments and result, with a ``FutureWarning``.
+
+    Examples:
+        >>> import warnings
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.zeros(2))
+        >>> p.grad = ember.tensor([3.0, 4.0])
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     total = ember.nn.utils.clip_grad_norm([p], 1.0)
+        >>> total.item(), caught[0].category.__name__
+        (5.0, 'FutureWarning')
+    """
     warnings.warn(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
         "`torch.nn.utils.clip_grad_norm_`.",
@@ -121,7 +183,21 @@ def clip_grad_norm(
 def clip_grad_value_(
     parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
 ) -> None:
-    """Clamp every gradient element to ``[-clip_value, clip_value]``."""
+    """Clamp every gradient element to ``[-clip_value, clip_value]``.
+
+    Args:
+        parameters: a tensor or an iterable of tensors whose ``.grad`` is changed.
+        clip_value: the largest allowed magnitude.
+        foreach: accepted for compatibility; ignored. Default: ``None``.
+
+    Examples:
+        >>> import ember
+        >>> p = ember.nn.Parameter(ember.zeros(3))
+        >>> p.grad = ember.tensor([-3.0, 0.5, 2.0])
+        >>> ember.nn.utils.clip_grad_value_([p], 1.0)
+        >>> p.grad
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     c = float(clip_value)
     with no_grad():
         for g in _grads(parameters):

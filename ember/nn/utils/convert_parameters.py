@@ -16,7 +16,21 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """All parameters flattened and joined into one 1-D tensor (differentiable).
+    """Flatten and join the parameters into one 1-d tensor.
+
+    All parameters flattened and joined into one 1-D tensor (differentiable).
+
+    The result is differentiable and follows the iteration order of ``parameters``;
+    ``vector_to_parameters`` is the inverse.
+
+    Args:
+        parameters: an iterable of tensors on one device.
+
+    Returns:
+        A 1-d tensor of ``sum(p.numel())`` elements.
+
+    Raises:
+        TypeError: if an element is not a tensor.
 
     Examples:
         >>> import ember
@@ -37,7 +51,25 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Copy consecutive slices of ``vec`` into ``parameters`` (in place, no grad)."""
+    """Copy consecutive slices of ``vec`` into ``parameters`` (in place, no grad).
+
+    The inverse of ``parameters_to_vector``: parameter ``i`` receives the next
+    ``numel()`` elements of ``vec``, reshaped to its shape.
+
+    Args:
+        vec: a 1-d tensor with as many elements as all the parameters together.
+        parameters: an iterable of tensors to overwrite.
+
+    Raises:
+        TypeError: if ``vec`` is not a tensor.
+
+    Examples:
+        >>> import ember
+        >>> fc = ember.nn.Linear(2, 1)
+        >>> ember.nn.utils.vector_to_parameters(ember.arange(3.0), fc.parameters())
+        >>> fc.weight.tolist(), fc.bias.tolist()
+        ([[0.0, 1.0]], [2.0])
+    """
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     offset = 0

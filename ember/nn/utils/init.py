@@ -16,6 +16,17 @@ def skip_init(module_cls: type[Module], *args: Any, **kwargs: Any) -> Module:
     The constructor runs with ``reset_parameters`` (and ``_reset_parameters``) disabled,
     so parameters hold whatever ``empty`` allocated; initialise them yourself.
 
+    Args:
+        module_cls: a ``Module`` subclass whose constructor takes ``device``.
+        *args: the constructor's positional arguments.
+        **kwargs: its keyword arguments.
+
+    Returns:
+        The new module, of class ``module_cls``.
+
+    Raises:
+        RuntimeError: if ``module_cls`` is not a Module or takes no ``device`` argument.
+
     Examples:
         >>> import ember
         >>> fc = ember.nn.utils.skip_init(ember.nn.Linear, 4, 2)

@@ -54,6 +54,22 @@ class WeightNorm:
 def weight_norm(module: M, name: str = "weight", dim: int | None = 0) -> M:
     """Reparametrise ``module.<name>`` as magnitude ``<name>_g`` times direction ``<name>_v``.
 
+    ``weight = g * v / ||v||``, the norm over every dim but ``dim``: the direction and the
+    magnitude are learnt separately (Salimans and Kingma, 2016). A forward pre-hook
+    recomputes ``<name>`` before every call.
+
+    Args:
+        module: the module holding the parameter.
+        name: the parameter's name. Default: ``'weight'``.
+        dim: the dim kept by the norm (one magnitude per slice); ``None`` for one magnitude
+            in all. Default: ``0``.
+
+    Returns:
+        ``module``.
+
+    Raises:
+        RuntimeError: if ``weight_norm`` was already applied to ``name``.
+
     Examples:
         >>> import ember
         >>> m = ember.nn.utils.weight_norm(ember.nn.Linear(3, 2))
@@ -96,7 +112,25 @@ def _remove_hook(module: Module, kind: type[Any], name: str) -> Any:
 
 
 def remove_weight_norm(module: M, name: str = "weight") -> M:
-    """Undo ``weight_norm``: ``<name>`` becomes a plain parameter again."""
+    """Undo ``weight_norm``: ``<name>`` becomes a plain parameter again.
+
+    Args:
+        module: a module passed to ``weight_norm``.
+        name: the parameter's name. Default: ``'weight'``.
+
+    Returns:
+        ``module``.
+
+    Raises:
+        ValueError: if ``weight_norm`` was not applied to ``name``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.utils.weight_norm(ember.nn.Linear(3, 2))
+        >>> m = ember.nn.utils.remove_weight_norm(m)
+        >>> [n for n, _ in m.named_parameters()]
+        ['bias', 'weight']
+    """
     fn = _remove_hook(module, WeightNorm, name)
     with no_grad():
         weight = fn.compute_weight(module).detach()
@@ -157,6 +191,25 @@ def spectral_norm(
 ) -> M:  # fmt: skip
     """Divide ``module.<name>`` by its largest singular value, estimated by power iteration.
 
+    The largest singular value ``sigma`` of the weight (viewed as a matrix) is estimated with
+    ``n_power_iterations`` steps of the power method on every training forward, and
+    ``<name>`` becomes ``<name>_orig / sigma`` (Miyato et al., 2018). ``<name>_u`` and
+    ``<name>_v`` are buffers that carry the estimate between calls.
+
+    Args:
+        module: the module holding the parameter.
+        name: the parameter's name. Default: ``'weight'``.
+        n_power_iterations: power-method steps per forward. Default: ``1``.
+        eps: keeps the vectors' normalisation finite. Default: ``1e-12``.
+        dim: the dim of output units. Default: ``None`` (0, or 1 for transposed
+            convolutions).
+
+    Returns:
+        ``module``.
+
+    Raises:
+        RuntimeError: if ``spectral_norm`` was already applied to ``name``.
+
     Examples:
         >>> import ember
         >>> m = ember.nn.utils.spectral_norm(ember.nn.Linear(4, 3))
@@ -192,7 +245,25 @@ def spectral_norm(
 
 
 def remove_spectral_norm(module: M, name: str = "weight") -> M:
-    """Undo ``spectral_norm``: ``<name>`` becomes a plain parameter (the normalised value)."""
+    """Undo ``spectral_norm``: ``<name>`` becomes a plain parameter (the normalised value).
+
+    Args:
+        module: a module passed to ``spectral_norm``.
+        name: the parameter's name. Default: ``'weight'``.
+
+    Returns:
+        ``module``.
+
+    Raises:
+        ValueError: if ``spectral_norm`` was not applied to ``name``.
+
+    Examples:
+        >>> import ember
+        >>> m = ember.nn.utils.spectral_norm(ember.nn.Linear(4, 3))
+        >>> m = ember.nn.utils.remove_spectral_norm(m)
+        >>> [n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()]
+        (['bias', 'weight'], [])
+    """
     fn = _remove_hook(module, SpectralNorm, name)
     with no_grad():
         weight = fn.compute_weight(module, do_power_iteration=False).detach()
