@@ -99,6 +99,8 @@ NAMES = _names()
 def _doc(obj: object) -> str:
     if isinstance(obj, property):
         return inspect.cleandoc(obj.__doc__ or "")
+    if inspect.isclass(obj):  # its own: a layer must not pass on Module's docstring
+        return inspect.cleandoc(vars(obj).get("__doc__") or "")
     return inspect.getdoc(obj) or ""
 
 
@@ -144,6 +146,19 @@ def test_the_check_fails_on_a_bare_name() -> None:
     assert _problems("bare", bare, True) == ["no docstring", "no Examples block"]
     assert "the summary is the operator's schema" in _problems("schema", schema, True)
     assert _problems("good", good, True) == []
+
+    class Base:
+        """A base class with an example.
+
+        Examples:
+            >>> Base()  # doctest: +ELLIPSIS
+            <...>
+        """
+
+    class Derived(Base):
+        pass
+
+    assert _problems("Derived", Derived, True) == ["no docstring", "no Examples block"]
 
 
 def _attached_examples() -> list[str]:
