@@ -435,5 +435,6 @@ def test_ordinary_devices_are_no_accelerator(tmp_path, fake_dist):
         ember.zeros(1, device="plaindev")
         print(acc.current_accelerator(), acc.is_available(), acc.device_count())
         """,
+        EMBER_DISABLE_PLUGINS="cuda",  # the in-tree ember-cuda is an accelerator
     )
     assert r.stdout.splitlines() == ["None False 0"]
