@@ -1151,6 +1151,20 @@ DOCS: dict[str, str] = {
         >>> x.nelement()
         6
     """,
+    "Size.numel": """The number of elements a tensor of this shape holds: the product of the sizes.
+
+    Returns:
+        int: the product (1 for the empty shape of a 0-dim tensor, 0 when a size is 0).
+
+    Examples:
+        >>> import ember
+        >>> ember.Size([2, 3]).numel()
+        6
+        >>> ember.Size([]).numel()
+        1
+        >>> ember.zeros(4, 0).shape.numel()
+        0
+    """,
     # -- comparison -----------------------------------------------------------------------
     "ne": """Elementwise ``input != other``.
 

@@ -76,6 +76,15 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return False
 
     def to_real(self) -> dtype:
+        """The real dtype matching this one: the dtype itself, as ember has no complex dtypes.
+
+        Examples:
+            >>> import ember
+            >>> ember.float32.to_real()
+            ember.float32
+            >>> ember.int64.to_real()
+            ember.int64
+        """
         return self
 
     def __repr__(self) -> str:

@@ -128,6 +128,28 @@ class Generator:
             raise RuntimeError(f"device '{self.device}' does not provide random generators")
 
     def manual_seed(self, seed: int) -> Generator:
+        """Seed this generator, restarting its stream, and return the generator.
+
+        Args:
+            seed (int): any integer from ``-2**63`` to ``2**64 - 1``; a negative seed is
+                taken modulo ``2**64``, as PyTorch does.
+
+        Returns:
+            Generator: ``self``, so that ``ember.Generator().manual_seed(0)`` can be written.
+
+        Raises:
+            RuntimeError: ``seed`` is outside that range.
+
+        Examples:
+            >>> import ember
+            >>> g = ember.Generator()
+            >>> a = ember.rand(2, generator=g.manual_seed(3))
+            >>> b = ember.rand(2, generator=g.manual_seed(3))
+            >>> bool((a == b).all())
+            True
+            >>> g.manual_seed(-1).initial_seed()
+            18446744073709551615
+        """
         seed = int(seed)
         if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
             raise RuntimeError("Overflow when unpacking long")
@@ -135,6 +157,22 @@ class Generator:
         return self
 
     def seed(self) -> int:
+        """Seed this generator from a fresh random 63-bit number and return that seed.
+
+        Use it to leave a repeatable stream; :meth:`initial_seed` reports the seed drawn.
+
+        Returns:
+            int: the seed, from 0 to ``2**63 - 1``.
+
+        Examples:
+            >>> import ember
+            >>> g = ember.Generator()
+            >>> s = g.seed()
+            >>> g.initial_seed() == s
+            True
+            >>> 0 <= s < 2**63
+            True
+        """
         import secrets
 
         s = secrets.randbits(63)
