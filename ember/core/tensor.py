@@ -678,6 +678,28 @@ class Tensor(TensorMethods):
         dl = providers.backend(self._device.type).dlpack_device(self._device)
         return (int(dl[0]), int(dl[1]))
 
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The CUDA Array Interface (Numba's protocol) of a tensor in CUDA memory.
+
+        Answered by the tensor's device backend (``DeviceBackend.cuda_array_interface``,
+        Note [Optional hooks]); on any other device the attribute is missing
+        (``AttributeError``, so ``hasattr`` is False), as for PyTorch's cpu tensors.
+
+        Examples:
+            >>> import ember
+            >>> hasattr(ember.zeros(2), "__cuda_array_interface__")
+            False
+        """
+        hook = getattr(providers.backend(self._device.type), "cuda_array_interface", None)
+        cai = hook(self) if hook is not None else None
+        if cai is None:
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                "If CUDA data is required use tensor.cuda() to copy tensor to device memory."
+            )
+        return cai
+
     def _host_values(self) -> np.ndarray:
         """Values on the host for printing and tolist (bfloat16 widened to float32)."""
         if host_read_hook[0] is not None:

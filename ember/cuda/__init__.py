@@ -13,7 +13,11 @@ Must always hold:
   are no-ops and the memory counters are 0;
 * calls that need a device (``synchronize``, ``current_device``, ``get_device_name``,
   ``set_device``) raise ``AssertionError`` as PyTorch does, naming what to install;
-* asking never imports a device library unless a ``cuda`` plugin is installed.
+* asking never imports a device library unless a ``cuda`` plugin is installed;
+* with a plugin, the device-specific answers (device names and properties, the current
+  device, memory counters, streams and events) come from the backend's device module
+  (``DeviceBackend.device_module()``, ``ember_cuda`` for the ``ember-cuda`` plugin): this
+  module knows no CUDA library.
 
 ``ember.cuda.amp`` holds the older spelling of ``ember.amp`` (GradScaler, autocast).
 
@@ -47,6 +51,14 @@ __all__ = [
     "memory_reserved",
     "max_memory_reserved",
     "is_bf16_supported",
+    "get_device_properties",
+    "memory_stats",
+    "reset_peak_memory_stats",
+    "Stream",
+    "Event",
+    "current_stream",
+    "default_stream",
+    "stream",
     "device",
     "amp",
 ]
@@ -54,11 +66,19 @@ __all__ = [
 _TYPE = "cuda"
 
 
+_FORWARDED = ("Stream", "Event", "current_stream", "default_stream", "stream")
+
+
 def __getattr__(name: str) -> Any:
     if name == "amp":  # imported on first use: it pulls in autograd
         import importlib
 
         return importlib.import_module("ember.cuda.amp")
+    if name in _FORWARDED:  # the plugin's classes, or a stand-in that says what is missing
+        m = _module()
+        if m is not None and hasattr(m, name):
+            return getattr(m, name)
+        return _missing(name)
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
 
@@ -83,12 +103,39 @@ def _require() -> Any:
     if b is None or not b.is_available():
         from ember.plugins import manager
 
+        why = manager.explain_missing_device(_TYPE).rstrip(".")
+        if any(r.name == _TYPE for r in manager.discover("ember.devices")):
+            why = f"the {_TYPE} plugin (ember-cuda) is installed, but: {why}"
         raise AssertionError(
-            "ember.cuda: no CUDA device is available. "
-            + manager.explain_missing_device(_TYPE)
-            + " Use device='cpu' or check ember.cuda.is_available() first."
+            f"ember.cuda: no CUDA device is available ({why}). "
+            "Use device='cpu' or check ember.cuda.is_available() first."
         )
     return b
+
+
+def _module() -> Any:
+    """The cuda backend's device module (Note in the module docstring), or None."""
+    b = _backend()
+    if b is None or not b.is_available():
+        return None
+    hook = getattr(b, "device_module", None)  # absent on backends older than the hook
+    return hook() if hook is not None else None
+
+
+def _forward(name: str) -> Any:
+    """The device module's ``name`` (after ``_require``), or None when it has none."""
+    _require()
+    m = _module()
+    return getattr(m, name, None) if m is not None else None
+
+
+def _missing(name: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        _require()
+        raise RuntimeError(f"ember.cuda.{name}: the cuda plugin does not provide it")
+
+    refuse.__name__ = name
+    return refuse
 
 
 def is_available() -> bool:
@@ -125,8 +172,8 @@ def is_initialized() -> bool:
 
 def current_device() -> int:
     """The index of the current CUDA device (ember uses device 0 unless told otherwise)."""
-    _require()
-    return _current[0]
+    f = _forward("current_device")
+    return int(f()) if f is not None else _current[0]
 
 
 _current = [0]
@@ -140,20 +187,38 @@ def set_device(dev: Any) -> None:
     if not 0 <= idx < device_count():
         raise RuntimeError(f"ember.cuda.set_device: invalid device ordinal {idx}")
     _current[0] = idx
+    f = _forward("set_device")
+    if f is not None:
+        f(idx)
 
 
 def get_device_name(dev: Any = None) -> str:
     """The name the plugin reports for the device."""
     b = _require()
+    f = _forward("get_device_name")
+    if f is not None:
+        return str(f(dev))
     return str(b.environment().get("device_name", f"{_TYPE}:{dev or 0}"))
 
 
 def get_device_capability(dev: Any = None) -> tuple[int, int]:
     """The (major, minor) compute capability reported by the plugin, (0, 0) if unknown."""
     b = _require()
+    f = _forward("get_device_capability")
+    if f is not None:
+        return tuple(f(dev))  # type: ignore[return-value]
     cap = b.environment().get("compute_capability", "0.0")
     major, _, minor = str(cap).partition(".")
     return int(major or 0), int(minor or 0)
+
+
+def get_device_properties(dev: Any = None) -> Any:
+    """The device's properties (``name``, ``total_memory``, ``major``, ``minor``,
+    ``multi_processor_count``), as the plugin reports them; raises without a CUDA device."""
+    f = _forward("get_device_properties")
+    if f is None:
+        raise RuntimeError("ember.cuda.get_device_properties: the cuda plugin does not provide it")
+    return f(dev)
 
 
 def synchronize(dev: Any = None) -> None:
@@ -203,28 +268,64 @@ def seed_all() -> None:
     manual_seed_all(secrets.randbits(63))
 
 
+def _memory(name: str, dev: Any, default: Any) -> Any:
+    m = _module()
+    f = getattr(m, name, None) if m is not None else None
+    return f(dev) if f is not None else default
+
+
 def empty_cache() -> None:
-    """Release cached device memory; a no-op (ember's allocators do not cache across calls)."""
+    """Release the cached (unused) device memory of the plugin's allocator; a no-op without CUDA.
+
+    Examples:
+        >>> import ember
+        >>> ember.cuda.empty_cache()
+    """
+    m = _module()
+    if m is not None and hasattr(m, "empty_cache"):
+        m.empty_cache()
 
 
 def memory_allocated(dev: Any = None) -> int:
-    """Bytes of tensor memory on the device: 0 without CUDA (not tracked by ember yet)."""
-    return 0
+    """Bytes of tensor memory on the device (0 without CUDA).
+
+    Examples:
+        >>> import ember
+        >>> ember.cuda.memory_allocated() >= 0
+        True
+    """
+    return int(_memory("memory_allocated", dev, 0))
 
 
 def max_memory_allocated(dev: Any = None) -> int:
-    """Peak of :func:`memory_allocated`: 0 without CUDA (not tracked by ember yet)."""
-    return 0
+    """Peak of :func:`memory_allocated` since the start or the last reset (0 without CUDA)."""
+    return int(_memory("max_memory_allocated", dev, 0))
 
 
 def memory_reserved(dev: Any = None) -> int:
-    """Bytes held by the caching allocator: 0 (ember does not cache device memory)."""
-    return 0
+    """Bytes held by the caching allocator, live and cached (0 without CUDA)."""
+    return int(_memory("memory_reserved", dev, 0))
 
 
 def max_memory_reserved(dev: Any = None) -> int:
-    """Peak of :func:`memory_reserved`: 0."""
-    return 0
+    """Peak of :func:`memory_reserved` (0 without CUDA)."""
+    return int(_memory("max_memory_reserved", dev, 0))
+
+
+def memory_stats(dev: Any = None) -> dict[str, int]:
+    """The allocator's counters (``"allocated_bytes.all.current"``, ...); empty without CUDA.
+
+    Examples:
+        >>> import ember
+        >>> isinstance(ember.cuda.memory_stats(), dict)
+        True
+    """
+    return dict(_memory("memory_stats", dev, {}))
+
+
+def reset_peak_memory_stats(dev: Any = None) -> None:
+    """Start the peaks of the memory counters again from their current values."""
+    _memory("reset_peak_memory_stats", dev, None)
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:

@@ -12,6 +12,9 @@ bfloat16 type code (numpy sees uint16) and the ``IS_COPIED`` flag.
 Import: the capsule is read with ctypes, renamed ``used_dltensor[_versioned]`` (it is
 ours from then on), and its memory wrapped as the ``uint8`` array a cpu ``Storage``
 holds; the array's owner calls the producer's deleter when the last view is gone.
+Device memory (a ``torch.cuda`` tensor, another GPU library's array) goes to the device
+plugin whose ``dlpack_device`` declares its DLPack device type (Note [DLPack import] in
+``ember/core/backend.py``); the core never reads it.
 
 Must always hold: a consumed capsule's deleter is called exactly once (when the storage
 dies, or at once when the data was copied or is empty); a capsule this module refuses
@@ -28,6 +31,7 @@ import numpy as np
 
 from ember.core import dtype as dt
 from ember.core import providers
+from ember.core.device import device as ember_device
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, _host_view, host_read_hook, make_tensor
 from ember.dispatcher import devices
@@ -307,10 +311,14 @@ def _import_capsule(capsule: Any, copy: bool | None) -> Tensor:
         )
     t = m.dl_tensor
     if t.device.device_type not in _HOST_TYPES:
+        owner, why = _owner_of(int(t.device.device_type))
+        if owner is not None:  # the plugin consumes the capsule (Note [DLPack import])
+            return _plugin_import(owner, capsule, copy, None)
         raise BufferError(
             f"from_dlpack: the data is on DLPack device {_device_name(_dl_device_of(t))}; "
-            "ember imports host memory (kDLCPU) only: copy it to the CPU in its library "
-            "first (or pass device='cpu' to from_dlpack of an object with __dlpack__)"
+            f"ember imports host memory (kDLCPU) itself and {why}: copy it to the CPU in "
+            "its library first (or pass device='cpu' to from_dlpack of an object with "
+            "__dlpack__)"
         )
     d = _DTYPES.get((t.dtype.code, t.dtype.bits))
     if d is None or t.dtype.lanes != 1:
@@ -359,6 +367,67 @@ def _import_capsule(capsule: Any, copy: bool | None) -> Tensor:
     return make_tensor(Storage(raw, nbytes, dev), shape, stride, -lo, d, dev, devices.mask(dev))
 
 
+# -- import from device memory: the owning plugin (Note [DLPack import]) ----------------------
+def _declares(b: Any, dl_type: int) -> bool:
+    """Whether backend ``b``'s ``dlpack_device`` answers DLPack device type ``dl_type``."""
+    if getattr(b, "host_memory", False):
+        return False  # host memory is the core's to import
+    try:
+        dev = ember_device(b.name, 0) if b.indexed else ember_device(b.name)
+        return int(b.dlpack_device(dev)[0]) == dl_type
+    except Exception:  # noqa: BLE001 - a device without a DLPack type (BufferError) or a broken one
+        return False
+
+
+def _owner_of(dl_type: int) -> tuple[Any, str]:
+    """(the registered backend that imports DLPack device type ``dl_type``, None) or
+    (None, why there is none): registered backends first, then every device plugin."""
+    found = [b for b in devices.registered().values() if _declares(b, dl_type)]
+    if not found:
+        from ember.plugins import manager
+
+        recs = manager.load_devices()
+        registered = devices.registered()
+        found = [b for b in registered.values() if _declares(b, dl_type)]
+        idle = [
+            b
+            for r in recs
+            for b in r.backends
+            if b.name not in registered and _declares(b, dl_type)
+        ]
+        if not found and idle:
+            b = idle[0]
+            why = b.unavailable_reason() or "no device found"
+            return None, f"device '{b.name}', which would import it, is unavailable ({why})"
+    if not found:
+        return None, "no installed device plugin declares that DLPack device type"
+    return min(found, key=lambda b: b.name), ""
+
+
+def _plugin_import(owner: Any, obj: Any, copy: bool | None, target: Any) -> Tensor:
+    """``owner.from_dlpack(obj)``, moved to ``target`` (another index of its type) if given."""
+    hook = getattr(owner, "from_dlpack", None)
+    out = hook(obj, copy=copy) if hook is not None else None
+    if out is None:
+        raise BufferError(
+            f"from_dlpack: device '{owner.name}' declares this DLPack device type, but its "
+            f"backend {type(owner).__name__} does not import DLPack tensors "
+            "(DeviceBackend.from_dlpack); copy the data to the CPU in its library first"
+        )
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{type(owner).__name__}.from_dlpack returned {type(out).__name__}, not a Tensor"
+        )
+    if target is not None and out._device is not target:
+        if copy is False:
+            raise ValueError(
+                f"cannot move DLPack tensor from device {out.device} to {target} without "
+                "copying. Set copy=None or copy=True."
+            )
+        out = out.to(target)
+    return out
+
+
 def _dl_device_of(t: Any) -> tuple[int, int]:
     return (int(t.device.device_type), int(t.device.device_id))
 
@@ -388,15 +457,18 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
 
     Args:
         ext_tensor: the tensor, array or capsule to import.
-        device: where to put the result (default: ``ext_tensor``'s device, which must be
-            host memory); another device copies.
+        device: where to put the result (default: ``ext_tensor``'s device: host memory,
+            or device memory a device plugin imports, such as a ``torch.cuda`` tensor on
+            ``cuda``);
+            another device copies.
         copy: True always copies, False never does (``BufferError`` from the producer, or
             ``ValueError`` when ``device`` needs a move), None copies only when needed
             (negative strides, another device).
 
     Raises:
         BufferError: the producer cannot export (e.g. a torch tensor that requires grad),
-            the data is not in host memory, or ``copy=False`` and a copy is needed.
+            the data is in device memory no installed device plugin imports, or
+            ``copy=False`` and a copy is needed.
         RuntimeError: an already-consumed or foreign capsule, or a dtype ember lacks
             (complex, uint16, ...).
 
@@ -417,14 +489,20 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
                 "device and copy kwargs not supported when ext_tensor is already a DLPack capsule."
             )
         return _import_capsule(ext_tensor, None)
+    target = None if device is None else devices.normalize(device)
+    src_dev = getattr(ext_tensor, "__dlpack_device__", None)
+    src = tuple(src_dev()) if src_dev is not None else None
+    if src is not None and int(src[0]) not in _HOST_TYPES:  # device memory: its plugin imports
+        owner, _ = _owner_of(int(src[0]))
+        if owner is not None and (target is None or target.type == owner.name):
+            return _plugin_import(owner, ext_tensor, copy, target)
     kwargs: dict[str, Any] = {"max_version": (1, 0)}
     if copy is not None:
         kwargs["copy"] = copy
-    target = None if device is None else devices.normalize(device)
     moved = False  # the result goes to another device after the import (a copy)
     if target is not None:
         src = tuple(ext_tensor.__dlpack_device__())
-        # ember imports host memory: a producer asked for dl_device=(kDLCPU, 0) copies there
+        # the core imports host memory: a producer asked for dl_device=(kDLCPU, 0) copies there
         moved = target != devices.normalize("cpu")
         if copy is False and (moved or src != (DLDeviceType.kDLCPU, 0)):
             raise ValueError(

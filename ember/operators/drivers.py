@@ -38,6 +38,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core import providers
+from ember.core.backend import host_to_device
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor, contiguous_strides, make_tensor
@@ -771,7 +772,7 @@ def _copy_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
         if src._device is not self._device:
-            src = _to_device(src, self._device)
+            src = _to_device(src, self._device, non_blocking)
         shape = broadcast_shapes(self._shape, src._shape)
         if shape != self._shape:
             raise RuntimeError(
@@ -794,8 +795,9 @@ def _clone(t: Tensor) -> Tensor:
     return out
 
 
-def _to_device(src: Tensor, dev: device) -> Tensor:
-    """Move a tensor's values to another device through host memory."""
+def _to_device(src: Tensor, dev: device, non_blocking: bool = False) -> Tensor:
+    """Move a tensor's values to another device through host memory (``non_blocking``
+    reaches the target's ``from_host`` where it accepts it, Note [Optional hooks])."""
     from ember.dispatcher import devices
 
     s = src if src.is_contiguous() else _clone(src)
@@ -803,7 +805,7 @@ def _to_device(src: Tensor, dev: device) -> Tensor:
     isz = s._dtype.itemsize
     raw = sb.to_host(s._storage.data, s._offset * isz, s.numel() * isz, s._device)
     db = devices.backend(dev.type)
-    data = db.from_host(raw, dev)
+    data = host_to_device(db, raw, dev, non_blocking=bool(non_blocking))
     n = s.numel() * isz
     return make_tensor(
         Storage(data, n, dev),

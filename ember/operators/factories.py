@@ -481,7 +481,8 @@ def to_copy(
     memory_format: Any = None,
 ) -> Tensor:
     d, dv = _like(self, dtype, device)
-    return _new_like(self, d, dv, memory_format, "_to_copy").copy_(self)
+    out = _new_like(self, d, dv, memory_format, "_to_copy")
+    return out.copy_(self, non_blocking=non_blocking)
 
 
 def rand(

@@ -302,8 +302,8 @@ def test_fake_device_capsule_is_refused():
     m = impl._DLManagedTensorVersioned.from_address(
         impl._api.PyCapsule_GetPointer(cap, b"dltensor_versioned")
     )
-    m.dl_tensor.device.device_type = 2  # pretend it is CUDA memory
-    with pytest.raises(BufferError, match=r"DLPack device kDLCUDA \(2, 0\); ember imports host"):
+    m.dl_tensor.device.device_type = 7  # pretend it is Vulkan memory (no plugin imports it)
+    with pytest.raises(BufferError, match=r"DLPack device kDLVulkan \(7, 0\); ember imports host"):
         ember.from_dlpack(cap)
     m.dl_tensor.device.device_type = 1  # restored, so torch's deleter frees a CPU tensor
 
