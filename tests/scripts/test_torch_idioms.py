@@ -30,12 +30,22 @@ import ember
         "backends.cudnn.benchmark",
         "backends.cudnn.deterministic",
         "accelerator.is_available()",
-        "accelerator.current_accelerator()",
+        # without check_available, a CUDA build of torch names cuda even with no GPU; so does
+        # ember with ember-cuda installed (test_the_accelerator_is_named_like_a_cuda_build)
+        "accelerator.current_accelerator(check_available=True)",
         "accelerator.device_count()",
     ],
 )
 def test_device_queries_answer_like_a_cpu_only_pytorch(expr):
     assert eval(f"ember.{expr}") == eval(f"torch.{expr}")
+
+
+def test_the_accelerator_is_named_like_a_cuda_build():
+    from importlib.metadata import entry_points
+
+    cuda_installed = any(ep.name == "cuda" for ep in entry_points(group="ember.devices"))
+    expected = ember.device("cuda") if cuda_installed else None
+    assert ember.accelerator.current_accelerator() == expected
 
 
 @pytest.mark.parametrize("call", ["synchronize()", "current_device()", "get_device_name()"])
