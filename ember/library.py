@@ -31,7 +31,9 @@ from typing import Any
 from ember.core import dispatch_key as dk
 from ember.core.backend import Capabilities, DeviceBackend
 from ember.core.dispatch_key import COMPOSITE
+from ember.dispatcher import cpu_fallback as _cpu_fallback
 from ember.dispatcher import registry
+from ember.dispatcher.cpu_fallback import CPUFallbackWarning
 from ember.dispatcher.registry import FALLTHROUGH, OpOverload
 from ember.dispatcher.schema import SchemaError, parse_schema
 
@@ -41,6 +43,8 @@ __all__ = [
     "define",
     "impl",
     "fallback",
+    "cpu_fallback",
+    "CPUFallbackWarning",
     "fallthrough_kernel",
     "FALLTHROUGH",
     "register_device",
@@ -123,19 +127,47 @@ def lookup(name: str, namespace: str = "aten") -> OpOverload:
     Returns:
         The ``OpOverload``: call it like a function, or pass it to :func:`impl`.
 
+    A name without an overload that is not itself an overload resolves to the one
+    functional overload (neither in-place nor ``out=``) when there is exactly one:
+    ``"add"`` is ``add.Tensor``.
+
     Raises:
-        KeyError: no operator has that name (the message names it).
+        KeyError: no operator has that name, or the name leaves several overloads
+            possible (the message lists them).
 
     Examples:
         >>> import ember
         >>> ember.library.lookup("add.Tensor")
         <OpOverload aten::add.Tensor>
+        >>> ember.library.lookup("add")
+        <OpOverload aten::add.Tensor>
+        >>> try:
+        ...     ember.library.lookup("pow")
+        ... except KeyError as e:
+        ...     print("'pow.Tensor_Scalar'" in str(e))
+        True
         >>> ember.library.lookup("aten::relu")(ember.tensor([-1.0, 2.0]))
         tensor([0., 2.])
     """
     if "::" not in name:
         name = f"{namespace}::{name}"
-    return registry.lookup(name)
+    try:
+        return registry.lookup(name)
+    except KeyError:
+        packet = registry.packet(name)
+        if packet is None:
+            raise
+    ops = [getattr(packet, o) for o in packet.overloads()]
+    # in-place and out= forms share the functional form's kernel: a bare name means it
+    functional = [o for o in ops if not o.schema.is_out and not o.schema.name.is_inplace]
+    if len(functional) == 1:
+        return functional[0]
+    short = name.split("::", 1)[1]
+    listed = ", ".join(f"'{short}.{o.overload}'" for o in ops)
+    raise KeyError(
+        f"'{name}' names {len(ops)} operator overloads: {listed}; name one of them "
+        "(docs/operators.md lists every overload with its kernel call)"
+    )
 
 
 def define(schema: str) -> tuple[OpOverload, Handle]:
@@ -296,6 +328,54 @@ def fallback(fn: Callable[..., Any] | Any, dispatch_key: str) -> Handle:
     return Handle(lambda: registry.remove_fallback(key, fn), f"fallback for {dispatch_key}")
 
 
+def cpu_fallback(device_type: str, *, warn: bool = True) -> Handle:
+    """Run every operator ``device_type`` has no kernel for on the CPU.
+
+    The same as declaring ``Capabilities(cpu_fallback=True)``, for a plugin that decides
+    when it registers its kernels (call it from ``ember_register_kernels``) or for a user
+    trying a young device. An operator with a native kernel, or with a Composite
+    decomposition in the core, is unaffected; any other copies its inputs to host memory,
+    runs the CPU kernel, writes in-place and ``out=`` arguments back into the device
+    tensors and copies its results to the device (Note [CPU fallback] in
+    ``ember/dispatcher/cpu_fallback.py``). The device's own ``copy_`` kernel makes the
+    copies to the device, so the device must have ``copy_`` (and, like every device,
+    ``fill_``). Each such operator warns once (:class:`CPUFallbackWarning`).
+
+    Args:
+        device_type: the device type (``"mydev"``).
+        warn: False to run silently. The environment variable
+            ``EMBER_CPU_FALLBACK_WARN=0`` and a ``warnings`` filter on
+            :class:`CPUFallbackWarning` silence the warning too. Default: True.
+
+    Returns:
+        The :class:`Handle` whose ``remove()`` turns the fallback off again.
+
+    Examples:
+        >>> import ember, numpy as np, warnings
+        >>> class Host(ember.library.DeviceBackend):
+        ...     name, indexed, host_memory = "doc_fb", False, True
+        ...     def allocate(self, nbytes, dev):
+        ...         return np.zeros(nbytes, np.uint8)
+        ...     def to_host(self, data, offset, nbytes, dev):
+        ...         return data[offset : offset + nbytes].copy()
+        ...     def from_host(self, array, dev):
+        ...         return array.copy()
+        >>> def copy(out, src):
+        ...     out.numpy()[...] = src.detach().cpu().numpy()
+        >>> lib = ember.library.Library()
+        >>> _ = lib.register_device(Host())
+        >>> _ = lib.impl("copy_", copy, "doc_fb")
+        >>> _ = lib.impl("fill_.Scalar", lambda out, v: out.numpy().fill(v), "doc_fb")
+        >>> _ = lib.cpu_fallback("doc_fb", warn=False)
+        >>> x = ember.ones(3, device="doc_fb")
+        >>> (x.exp() + 1).cpu()
+        tensor([3.7183, 3.7183, 3.7183])
+        >>> lib.remove()
+    """
+    _cpu_fallback.enable(device_type, warn=warn)
+    return Handle(lambda: _cpu_fallback.disable(device_type), f"cpu_fallback for {device_type}")
+
+
 def register_formula(op: str | OpOverload, rule: Any, *, namespace: str = "aten") -> Handle:
     """Register an autograd formula for ``op`` (it wins over every installed formula set).
 
@@ -371,6 +451,9 @@ def register_device(backend: DeviceBackend) -> Handle:
 def capabilities(device: str) -> Capabilities:
     """What a device declares plus the operators it has native kernels for.
 
+    ``cpu_fallback`` is True when the device declares it or opted in through
+    :func:`cpu_fallback`.
+
     Examples:
         >>> import ember
         >>> "aten::add.Tensor" in ember.library.capabilities("cpu").ops
@@ -383,7 +466,7 @@ def capabilities(device: str) -> Capabilities:
     b = devices.backend(device)
     key = dk.device_key(device)
     ops = tuple(sorted(o.qualname for o in registry.all_operators() if key in o.kernels))
-    return replace(b.capabilities(), ops=ops)
+    return replace(b.capabilities(), ops=ops, cpu_fallback=_cpu_fallback.enabled(device))
 
 
 class Library:
@@ -507,6 +590,20 @@ class Library:
             >>> lib.remove()
         """
         h = fallback(fn, dispatch_key)
+        self._handles.append(h)
+        return h
+
+    def cpu_fallback(self, device_type: str, *, warn: bool = True) -> Handle:
+        """Run the operators ``device_type`` lacks on the CPU (see :func:`cpu_fallback`).
+
+        Examples:
+            >>> import ember
+            >>> lib = ember.library.Library()
+            >>> lib.cpu_fallback("meta")
+            <Handle cpu_fallback for meta>
+            >>> lib.remove()
+        """
+        h = cpu_fallback(device_type, warn=warn)
         self._handles.append(h)
         return h
 

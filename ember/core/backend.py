@@ -72,7 +72,7 @@ Note [Kernel contract checks]
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,12 +115,28 @@ class Capabilities:
             from the kernel tables when queried through ``ember.library.capabilities``).
             A backend leaves it empty; operators it lists without registering their
             kernels draw a ``RuntimeWarning`` when its plugin loads.
+        cpu_fallback: True to run every operator the device has no kernel (and the core
+            no decomposition) for on the CPU: inputs are copied to the host, the CPU
+            kernel runs, results and in-place writes are copied back, and a
+            ``CPUFallbackWarning`` names each such operator once (Note [CPU fallback] in
+            ``ember/dispatcher/cpu_fallback.py``). ``ember.library.cpu_fallback(name)``
+            opts in the same way. Default: False (such operators raise
+            ``NotImplementedError``).
+        op_dtypes: ``{"exp.default": ("float32",), ...}``: for an operator overload (its
+            in-place and ``out=`` forms included), the dtypes of its first tensor
+            argument that the device's kernel takes. Other dtypes raise
+            ``NotImplementedError`` naming the operator, dtype and device (or run on the
+            CPU with ``cpu_fallback``) instead of reaching the kernel; the conformance
+            kit reports them ``n/i``. Operators not listed take every dtype in
+            ``dtypes``. Default: empty.
 
     Examples:
         >>> from ember.plugins import Capabilities
         >>> caps = Capabilities(dtypes=("float32", "int64"))
         >>> caps.dtypes, caps.native_half, caps.ops
         (('float32', 'int64'), (), ())
+        >>> Capabilities(cpu_fallback=True, op_dtypes={"exp.default": ("float32",)}).op_dtypes
+        {'exp.default': ('float32',)}
         >>> "float16" in Capabilities().dtypes
         True
     """
@@ -139,6 +155,8 @@ class Capabilities:
     )
     native_half: tuple[str, ...] = ()
     ops: tuple[str, ...] = field(default=())
+    cpu_fallback: bool = False
+    op_dtypes: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
 class DeviceBackend:

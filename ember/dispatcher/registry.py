@@ -37,12 +37,15 @@ Note [Dispatch resolution]
     registered for the key wins; a fallthrough skips the key; a boxed fallback for
     the key is used next. For a device key with no kernel the Composite kernel (a
     decomposition) is used; the Meta key runs a structured operator's driver with
-    a no-op kernel. Otherwise the call fails with ``NotImplementedError`` listing
-    what is registered and which plugins failed to load. The result is
-    cached per key set; any registration clears every cache (``_epoch``). A key set
-    with two device types resolves to the same-device check (a 0-dim CPU tensor may
-    join another device); one device type with several devices, to its kernel behind
-    an index check (Note [Same device]).
+    a no-op kernel. A device that opted in to the CPU fallback runs an operator with
+    neither on the CPU (Note [CPU fallback]); a device kernel whose device declares the
+    dtypes it takes (``Capabilities.op_dtypes``) is resolved behind a check of them.
+    Otherwise the call fails with ``NotImplementedError`` listing what is registered
+    and which plugins failed to load. The result is cached per key set; any
+    registration clears every cache (``_epoch``). A key set with two device types
+    resolves to the same-device check (a 0-dim CPU tensor may join another device);
+    one device type with several devices, to its kernel behind an index check
+    (Note [Same device]).
 """
 
 from __future__ import annotations
@@ -105,6 +108,17 @@ _default_device_mask: Callable[[], int] = lambda: 0  # noqa: E731
 _device_type_known: Callable[[str], bool] = lambda name: True  # noqa: E731
 _known_device_types: Callable[[], list[str]] = list
 _several_devices: Callable[[str], bool] = lambda name: False  # noqa: E731
+
+
+#: Note [CPU fallback] (``ember.dispatcher.cpu_fallback`` installs both): the kernel that runs
+#: an operator a device lacks on the CPU, or None where the device has not opted in; and the
+#: device kernel behind a check of the dtypes its ``Capabilities.op_dtypes`` declares.
+def _cpu_fallback(op: OpOverload, key: DispatchKey) -> Callable[..., Any] | None:
+    return None
+
+
+def _dtype_check(op: OpOverload, key: DispatchKey, kernel: Callable[..., Any]) -> Any:
+    return kernel
 
 
 _on_registration: list[Callable[[], None]] = []
@@ -611,7 +625,9 @@ def _resolve(op: OpOverload, ks: int) -> Callable[..., Any]:
         if k is None and key.is_device and op.functional is not None:
             k = op.functional.kernels.get(key)
         if k is not None:
-            return _one_device(op, key, _device_kernel(op, k)) if key.is_device else k
+            if not key.is_device:
+                return k
+            return _one_device(op, key, _dtype_check(op, key, _device_kernel(op, k)))
         fb = _fallbacks.get(key)
         if fb is not None:
             boxed = _boxed(op, fb, ks & ((1 << bit) - 1))
@@ -622,6 +638,9 @@ def _resolve(op: OpOverload, ks: int) -> Callable[..., Any]:
             comp = op.kernels.get(COMPOSITE)
             if comp is not None:
                 return _one_device(op, key, comp)
+            on_cpu = _cpu_fallback(op, key)
+            if on_cpu is not None:
+                return _one_device(op, key, on_cpu)
             break
         if key in _fallthrough_keys:
             continue

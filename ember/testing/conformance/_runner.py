@@ -1,7 +1,9 @@
 """Runs one OpInfo for one dtype on one device and compares with its reference.
 
 Must always hold: a missing kernel or dtype raises ``NotImplementedOnDevice``
-(reported, never a failure); a wrong value, shape or device raises AssertionError
+(reported, never a failure), and so does a dtype a device's ``Capabilities.op_dtypes``
+leaves out for the operator; a case that passed through the CPU fallback says which
+operators fell back (``run_case``); a wrong value, shape or device raises AssertionError
 naming the operator, the dtype and the sample.
 """
 
@@ -14,7 +16,7 @@ import numpy as np
 from ember.testing._comparison import assert_close, default_tolerances, to_numpy
 from ember.testing._opinfo import OpInfo, SampleInput, category
 
-__all__ = ["NotImplementedOnDevice", "check_case", "run_sample"]
+__all__ = ["NotImplementedOnDevice", "check_case", "run_case", "run_sample"]
 
 
 class NotImplementedOnDevice(Exception):
@@ -72,14 +74,33 @@ def check_case(info: OpInfo, dtype: str, device: str) -> int:
         >>> check_case(lookup("sum.dim_IntList"), "int32", "cpu")
         9
     """
+    return run_case(info, dtype, device)[0]
+
+
+def run_case(info: OpInfo, dtype: str, device: str) -> tuple[int, list[str]]:
+    """``check_case``, also returning the operators that ran on the CPU fallback (Note [CPU
+    fallback]): empty when every operator of the case ran on the device's own kernels.
+
+    Examples:
+        >>> from ember.testing.opdb import lookup
+        >>> run_case(lookup("sum.dim_IntList"), "int32", "cpu")
+        (9, [])
+    """
+    from ember.dispatcher.cpu_fallback import fallback_counts
     from ember.library import capabilities
 
     if dtype not in capabilities(device.split(":")[0]).dtypes:
         raise NotImplementedOnDevice(f"dtype {dtype} is not in {device}'s Capabilities.dtypes")
+    before = fallback_counts()
     samples = info.samples(dtype, device)
     for s in samples:
         try:
             run_sample(info, dtype, device, s)
         except NotImplementedError as e:
             raise NotImplementedOnDevice(str(e).splitlines()[0]) from e
-    return len(samples)
+    dev_type = device.split(":")[0]
+    after = fallback_counts()
+    fell_back = sorted(
+        op for (d, op), n in after.items() if d == dev_type and n != before.get((d, op))
+    )
+    return len(samples), fell_back

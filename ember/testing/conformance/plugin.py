@@ -27,7 +27,7 @@ _SHORT = {
     "float32": "f32",
     "float64": "f64",
 }
-_CELL = {"passed": "ok", "failed": "FAIL", "ni": "n/i"}
+_CELL = {"passed": "ok", "cpu": "cpu", "failed": "FAIL", "ni": "n/i"}
 _RESULTS = pytest.StashKey[dict[tuple[str, str], str]]()
 
 
@@ -61,7 +61,8 @@ def pytest_ignore_collect(collection_path: Any, config: Any) -> bool | None:
 
 
 def pytest_runtest_logreport(report: Any) -> None:
-    case = dict(report.user_properties).get("ember_case")
+    props = dict(report.user_properties)
+    case = props.get("ember_case")
     if case is None or (report.when != "call" and report.passed):
         return
     results = _config.stash[_RESULTS] if _config is not None else {}
@@ -70,7 +71,7 @@ def pytest_runtest_logreport(report: Any) -> None:
     elif report.failed:
         results[case] = "failed"
     elif report.passed:
-        results.setdefault(case, "passed")
+        results.setdefault(case, "cpu" if props.get("ember_cpu_fallback") else "passed")
 
 
 _config: Any = None
@@ -85,6 +86,9 @@ def pytest_sessionstart(session: Any) -> None:
 def summary_table(results: dict[tuple[str, str], str], device: str) -> list[str]:
     """The summary lines: one row per operator, one column per dtype, then totals.
 
+    A case is ``ok`` when it passed on the device's own kernels, ``cpu`` when it passed
+    with some operator running on the CPU fallback (Note [CPU fallback]).
+
     Examples:
         >>> print("\\n".join(summary_table({("add.Tensor", "int8"): "passed"}, "cpu")))
         ember conformance on cpu (ok = pass, FAIL = fail, n/i = not implemented)
@@ -94,16 +98,22 @@ def summary_table(results: dict[tuple[str, str], str], device: str) -> list[str]
     """
     ops = list(dict.fromkeys(op for op, _ in results))
     width = max([len(o) for o in ops] + [8]) + 2
+    n = {k: sum(v == k for v in results.values()) for k in _CELL}
+    legend = "ok = pass, FAIL = fail, n/i = not implemented"
+    if n["cpu"]:
+        legend = "ok = pass, cpu = pass on the CPU fallback, FAIL = fail, n/i = not implemented"
     lines = [
-        f"ember conformance on {device} (ok = pass, FAIL = fail, n/i = not implemented)",
+        f"ember conformance on {device} ({legend})",
         "operator".ljust(width) + "".join(s.ljust(5) for s in _SHORT.values()).rstrip(),
     ]
     for op in ops:
         cells = [_CELL.get(results.get((op, d), ""), "").ljust(5) for d in _SHORT]
         lines.append((op.ljust(width) + "".join(cells)).rstrip())
-    n = {k: sum(v == k for v in results.values()) for k in _CELL}
+    passed = f"{n['passed'] + n['cpu']} pass"
+    if n["cpu"]:
+        passed += f" ({n['cpu']} on the CPU fallback)"
     lines.append(
-        f"totals: {n['passed']} pass, {n['failed']} fail, {n['ni']} not implemented "
+        f"totals: {passed}, {n['failed']} fail, {n['ni']} not implemented "
         f"({len(results)} operator x dtype cases, {len(ops)} operators)"
     )
     return lines
@@ -116,4 +126,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
         return
     terminalreporter.section("ember conformance summary")
     for line in summary_table(results, device):
+        terminalreporter.write_line(line)
+    from ember.testing.conformance.tiers import coverage
+
+    for line in coverage(device.split(":")[0]):
         terminalreporter.write_line(line)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ember.testing.conformance._runner import NotImplementedOnDevice, check_case
+from ember.testing.conformance._runner import NotImplementedOnDevice, run_case
 from ember.testing.opdb import OpInfo, select
 
 
@@ -40,6 +40,8 @@ def test_op(ember_case: tuple[OpInfo, str], request: Any) -> None:
         pytest.skip("pass --ember-device=NAME to run the conformance suite")
     request.node.user_properties.append(("ember_case", (info.name, dtype)))
     try:
-        check_case(info, dtype, dev)
+        _, fell_back = run_case(info, dtype, dev)
     except NotImplementedOnDevice as e:
         pytest.skip(f"not implemented: {e}")
+    if fell_back:
+        request.node.user_properties.append(("ember_cpu_fallback", fell_back))
