@@ -32,6 +32,14 @@ Note [Lazy entry points]
     call on they run the compiled body directly: the hot path is the one eager
     compilation gave, with no indirection.
 
+    The one exception is the name of the first parameter. The schema calls it
+    ``self``, which Tensor methods and ``ember.ops.aten.add.Tensor(self=x, ...)`` keep,
+    but PyTorch's functions call it ``input`` (``torch.add(input=x, other=y)``). So an
+    operator whose first argument is ``self`` gets a second entry point for
+    ``ember.*`` (``function_entry``): the same stand-in and, once called, the same
+    compiled body, with the first parameter renamed. Code refers to parameters by
+    position, so renaming one changes only how keywords bind.
+
 Note [Dispatch resolution]
     Keys are tried from the highest bit down (``dispatch_key`` module). A kernel
     registered for the key wins; a fallthrough skips the key; a boxed fallback for
@@ -288,8 +296,19 @@ def _first_call() -> Any:
     return _materialise(_entry, locals())  # type: ignore[name-defined]  # noqa: F821
 
 
-def _entry_point(op: OpOverload) -> types.FunctionType:
-    """Make the op's entry point with a stand-in body (Note [Lazy entry points])."""
+def function_entry(op: OpOverload) -> types.FunctionType:
+    """The entry point ``ember.<name>`` exposes: ``op``'s own, or, when the schema's first
+    argument is ``self``, a twin whose first parameter is PyTorch's ``input``
+    (Note [Lazy entry points])."""
+    args = op.schema.arguments
+    if not args or args[0].name != "self" or args[0].kwarg_only:
+        return op._fn
+    return _entry_point(op, first="input")
+
+
+def _entry_point(op: OpOverload, first: str | None = None) -> types.FunctionType:
+    """Make the op's entry point with a stand-in body (Note [Lazy entry points]); ``first``
+    renames the first parameter."""
     names: list[str] = []
     n_positional = 0
     defaults: list[Any] = []
@@ -315,6 +334,8 @@ def _entry_point(op: OpOverload) -> types.FunctionType:
         co_filename=f"<ember op {op.qualname}>",
         co_firstlineno=1,
     )
+    if first is not None:
+        code = code.replace(co_varnames=(first, *names[1:]))
     ns: dict[str, Any] = {"__builtins__": builtins, "_materialise": _materialise}
     n = op.schema.name
     fn = types.FunctionType(code, ns, n.name, tuple(defaults) or None)
@@ -341,7 +362,11 @@ def _materialise(fn: types.FunctionType, args: dict[str, Any]) -> Any:
         _defdev=lambda: _default_device_mask(),
         _scalar_ks=_scalar_ks_for(op),
     )
-    fn.__code__ = _body_code(_entry_source(op.schema)).replace(co_filename=fn.__code__.co_filename)
+    body = _body_code(_entry_source(op.schema))
+    params = fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
+    if params != body.co_varnames[: len(params)]:  # a renamed first parameter (function_entry)
+        body = body.replace(co_varnames=params + body.co_varnames[len(params) :])
+    fn.__code__ = body.replace(co_filename=fn.__code__.co_filename)
     return fn(**args)
 
 

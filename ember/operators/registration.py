@@ -273,7 +273,7 @@ def load() -> None:
         if "method" in api and name not in Tensor.__dict__:
             setattr(Tensor, name, op._fn)
         if "function" in api and name not in functions:
-            functions[name] = op._fn
+            functions[name] = registry.function_entry(op)
     _link_variants()
     # Until a formula set is loaded, autograd and tracing pass every operator through.
     global autograd_fallthrough

@@ -429,12 +429,12 @@ _REDUCE = {"add": "sum", "multiply": "prod"}
 
 
 def _scatter(inplace: bool) -> Callable[..., Tensor]:
-    def scatter(self: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *,
+    def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *,
                 reduce: str | None = None) -> Tensor:  # fmt: skip
         s = src if src is not None else value
         if s is None:
             raise TypeError("scatter() missing required argument 'src' or 'value'")
-        target = self if inplace else self.clone()
+        target = input if inplace else input.clone()
         if reduce is None:
             return ops.aten.scatter_.src(target, dim, index, s)  # type: ignore[no-any-return]
         if reduce not in _REDUCE:
@@ -500,8 +500,8 @@ def _unique_consecutive(self: Tensor, return_inverse: bool = False, return_count
     return unique_consecutive(self, return_inverse, return_counts, dim)
 
 
-def _movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
-    return ops.aten.movedim.intlist(self, source, destination)  # type: ignore[no-any-return]
+def _movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    return ops.aten.movedim.intlist(input, source, destination)  # type: ignore[no-any-return]
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
