@@ -4,14 +4,15 @@
 All elementwise / cast / reduction kernels are generated here from a few
 tables: one expression table per family (UNARY, BINARY, BINARY_ALPHA, REDUCE,
 the cast rules in ``conv``) plus per-op dtype lists, expanded through string
-templates into one C translation unit that includes the hand-written helpers
-in ``csrc/``.  ``cdef`` declarations are produced from the same tables, and
+templates into C translation units, one per kernel family, that include the
+hand-written helpers in ``csrc/`` (Note [ember_cpu translation units]).  ``cdef`` declarations are produced from the same tables, and
 ``SPECS`` (a JSON-able summary of what exists) is embedded into the module as
 ``lib.em_specs()`` so the Python layer can build its dispatch dicts without
 re-deriving the tables.
 
-Used by setuptools through ``cffi_modules=["ember_cpu/_build.py:ffibuilder"]``;
-``python ember_cpu/_build.py`` builds the module in place (developer shortcut).
+Used by setuptools through ``cffi_modules=["ember_cpu/_build.py:ffibuilder"]`` (setup.py
+compiles the units in parallel); ``python ember_cpu/_build.py [--force]`` builds the module
+in place (developer shortcut), ``--source`` prints all units joined into one C source.
 
 Environment knobs:
     EMBER_CPU_ARCH   replaces ``-march=native`` (e.g. ``x86-64-v3``)
@@ -919,6 +920,25 @@ static int em_mm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int6
 # generation
 
 
+# Note [ember_cpu translation units]
+# The module is compiled as several C translation units, one per kernel family, in
+# parallel (setup.py's build_ext), and linked into the one extension ``ember_cpu._C``.
+# Each unit includes the helpers it uses (em_common.h and the scalar helpers are static /
+# static inline), so every kernel still sees its helpers in its own unit and inlines them
+# exactly as in one big unit; only the CFFI wrappers call the kernels' entry points across
+# units (one plain call per kernel launch). The wrapper unit (CFFI's generated C file) holds
+# the module-level functions below and the prototypes of every kernel (the cdef text).
+#: unit name -> the unit's first lines (its includes); the extensions add their own units
+UNIT_HEADS = {
+    "unary": '#include "em_common.h"',
+    "binary": '#include "em_common.h"',
+    "copy": '#include "em_common.h"',
+    "reduce": '#include "em_reduce.h"',
+    "bmm": '#include "em_common.h"\n#include <cblas.h>',
+}
+MODULE_HEAD = '#include "em_common.h"\n#include <cblas.h>'
+
+
 def _ew_table_entries(table):
     for op, (outk, cheap, rules) in table.items():
         for rule in rules:
@@ -928,8 +948,10 @@ def _ew_table_entries(table):
                 yield op, outk, cheap, dt, expr, chk
 
 
-def generate():
-    parts = ['#include "em_common.h"', '#include "em_reduce.h"', "#include <cblas.h>"]
+def generate_units():
+    """The module's C sources: ({unit name: C source}, the wrapper unit's own source,
+    [cdef declaration, ...], specs). See Note [ember_cpu translation units]."""
+    units = {name: [head] for name, head in UNIT_HEADS.items()}
     cdefs = []
     specs = {
         "unary": {},
@@ -942,13 +964,16 @@ def generate():
         "copy": [],
         "bmm": [],
     }
-    # helpers
-    parts.append(SPECIAL_HELPERS)
-    for dt in F:
-        parts.append(subst(FLOAT_HELPERS, dt))
+    # scalar helpers of the elementwise units, once per unit (static inline: the kernels of
+    # a unit inline them); the guard keeps the joined source of generate() one valid unit
+    helpers = [SPECIAL_HELPERS] + [subst(FLOAT_HELPERS, dt) for dt in F]
     for dt in I:
         tpl = INT_HELPERS_UNSIGNED if dt == "uint8" else INT_HELPERS_SIGNED
-        parts.append(subst(tpl.replace("@U", UNSIGNED[dt]), dt))
+        helpers.append(subst(tpl.replace("@U", UNSIGNED[dt]), dt))
+    guard = "#ifndef EM_SCALAR_HELPERS\n#define EM_SCALAR_HELPERS\n"
+    helpers = guard + "\n".join(helpers) + "\n#endif /* EM_SCALAR_HELPERS */\n"
+    parts = units["unary"]
+    parts.append(helpers)
 
     seen = set()
     for op, outk, cheap, dt, expr, _chk in _ew_table_entries(UNARY):
@@ -966,6 +991,8 @@ def generate():
         parts.append(code)
         cdefs.append(cd)
         specs["unary"].setdefault(op, []).append(dt)
+    parts = units["binary"]
+    parts.append(helpers)
     for op, outk, cheap, dt, expr, chk in _ew_table_entries(BINARY):
         assert (op, dt) not in seen, (op, dt)
         seen.add((op, dt))
@@ -1004,6 +1031,7 @@ def generate():
                 parts.append(code)
                 cdefs.append(cd)
                 specs["binary_alpha"].setdefault(op, []).append(dt)
+    parts = units["copy"]
     # where (by itemsize)
     for isz, ct in [(1, "uint8_t"), (2, "uint16_t"), (4, "uint32_t"), (8, "uint64_t")]:
         code, cd = ew_kernel(
@@ -1080,6 +1108,7 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
             "double fv, int64_t iv, int use_int);"
         )
         specs["fill"].append(dt)
+    parts = units["reduce"]
     # reductions
     for op, (dts, accf, init, load, upd, merge, fin, outk) in REDUCE.items():
         for dt in dts:
@@ -1138,7 +1167,7 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
                 f"int em_r_{name}(int nd, const int64_t *meta, char *o, int64_t oo, char *a, int64_t ao);"
             )
             specs["reduce"].setdefault(op, []).append(dt)
-    # bmm
+    parts = units["bmm"]
     parts.append(BMM_COMMON)
     for dt in BMM_DTYPES:
         s, ct, kind = DTYPES[dt]
@@ -1157,9 +1186,11 @@ int em_fill_${s}(int64_t n, int nd, const int64_t *meta, char *o, int64_t oo, do
             "char *o, int64_t oo, char *a, int64_t ao, char *b, int64_t bo);"
         )
         specs["bmm"].append(dt)
-    # misc
+    # module-level functions: they go into the CFFI wrapper unit
     specs_json = json.dumps(specs, sort_keys=True)
-    parts.append(rf"""
+    module = [
+        MODULE_HEAD,
+        rf"""
 const char *em_specs(void) {{ return {json.dumps(specs_json)}; }}
 int em_num_threads(void) {{ return em_max_threads(); }}
 /* OpenBLAS's own pthreads pool would compete with the OpenMP pool for the
@@ -1174,17 +1205,25 @@ void em_set_num_threads(int n)
     (void)n;
 #endif
 }}
-""")
+""",
+    ]
     cdefs += [
         "const char *em_specs(void);",
         "int em_num_threads(void);",
         "void em_blas_init(void);",
         "void em_set_num_threads(int n);",
     ]
-    for src, decls in _extensions():
-        parts.append(src)
+    for name, (src, decls) in zip(EXTENSIONS, _extensions()):
+        units[name.removeprefix("_build_")] = ['#include "em_common.h"', src]
         cdefs += decls
-    return "\n".join(parts), "\n".join(cdefs), specs
+    return {n: "\n".join(p) for n, p in units.items()}, "\n".join(module), cdefs, specs
+
+
+def generate():
+    """(C source, cdef, specs): every unit joined into one C source (what the module
+    holds; ``--source`` prints it, benchmarks/vectorisation.py compiles it)."""
+    units, module, cdefs, specs = generate_units()
+    return "\n".join([*units.values(), module]), "\n".join(cdefs), specs
 
 
 #: hand-written kernel families, each a module next to this file whose
@@ -1267,23 +1306,32 @@ def compile_args():
     return args
 
 
+#: extra compiler flags per unit (after compile_args(), so they win)
+UNIT_FLAGS = {}
+
+
 def make_ffibuilder():
-    source, cdef, _ = generate()
+    """The FFI object of ``ember_cpu._C``: its own source is the wrapper unit's (the
+    module-level functions and every kernel's prototype); the kernel units ride along as
+    ``ffi.ember_units`` ({name: C source}) for setup.py's build_ext to compile."""
+    units, module, cdefs, _ = generate_units()
     inc, libdir, libname = _openblas()
     ffi = FFI()
-    ffi.cdef(cdef)
+    ffi.cdef("\n".join(cdefs))
     link = ["-fopenmp"] + ["-Wl,-rpath," + p for p in _rpaths(libdir)]
     ffi.set_source(
         "ember_cpu._C",
-        source,
+        module + "\n/* the kernels, defined in the other units */\n" + "\n".join(cdefs),
         include_dirs=[CSRC, inc],
         library_dirs=[libdir],
         libraries=[libname, "m"],
         extra_compile_args=compile_args(),
         extra_link_args=link,
         depends=[os.path.join(CSRC, f) for f in os.listdir(CSRC)]
-        + [os.path.join(HERE, n + ".py") for n in EXTENSIONS],
+        + [os.path.join(HERE, n + ".py") for n in ("_build",) + EXTENSIONS],
     )
+    ffi.ember_units = units
+    ffi.ember_unit_flags = UNIT_FLAGS
     return ffi
 
 
@@ -1293,12 +1341,9 @@ if __name__ == "__main__":
     if "--source" in sys.argv:
         print(generate()[0])
     else:
-        # developer shortcut: build in a temp dir, drop the .so next to this file
-        import shutil
-        import tempfile
+        # developer shortcut: setup.py's build_ext in place (the .so lands next to this file)
+        import subprocess
 
-        with tempfile.TemporaryDirectory() as tmp:
-            out = ffibuilder.compile(tmpdir=tmp, verbose="-v" in sys.argv)
-            dst = os.path.join(HERE, os.path.basename(out))
-            shutil.copy2(out, dst)
-        print(dst)
+        root = os.path.dirname(HERE)
+        cmd = [sys.executable, "setup.py", "-q", "build_ext", "--inplace"]
+        sys.exit(subprocess.call(cmd + (["--force"] if "--force" in sys.argv else []), cwd=root))

@@ -1,8 +1,8 @@
 # ruff: noqa: E501  (embedded C templates keep their natural line length)
 """C kernels for gather, scatter, advanced indexing, nonzero and sort (a ``_build.py`` extension).
 
-``generate()`` returns (C source, [cdef declaration, ...]); ``_build.py`` appends the
-source to the single CFFI translation unit (after ``em_common.h``).  Variants are
+``generate()`` returns (C source, [cdef declaration, ...]); ``_build.py`` compiles the
+source as a translation unit of its own (after ``em_common.h``).  Variants are
 expanded from the templates below: movement kernels per itemsize (``_1 _2 _4 _8``,
 bits moved as unsigned integers), arithmetic ones per dtype (``_f32``, ``_i64``, ...).
 
