@@ -45,14 +45,28 @@ def _progress_stream():
     return sys.stderr, False
 
 
+def _line_writer(out, own_tty):
+    """say(text): one line of progress. On a terminal each line first clears what pip's
+    spinner drew on the current line; on a terminal of our own (/dev/tty under pip) the
+    first line starts on a new line, below pip's "Building ... for ember-cpu"."""
+    tty = out.isatty()
+    first = [own_tty]
+
+    def say(text):
+        lead = "\n" if first[0] else ("\r\033[K" if tty else "")
+        first[0] = False
+        out.write(f"{lead}ember-cpu: {text}\n")
+        out.flush()
+
+    return say
+
+
 def compile_parallel(compile_one, sources, flags, jobs):
     """Compile ``sources`` with ``compile_one(source, extra flags)``, ``jobs`` at a time,
     the biggest first (so the last to start is a small one), a line per finished unit."""
     order = sorted(sources, key=lambda s: -os.path.getsize(s))
     out, close = _progress_stream()
-
-    def say(line):
-        print("ember-cpu: " + line, file=out, flush=True)
+    say = _line_writer(out, close)
 
     def one(src):
         t = time.perf_counter()
