@@ -5,8 +5,9 @@ All elementwise / cast / reduction kernels are generated here from a few
 tables: one expression table per family (UNARY, BINARY, BINARY_ALPHA, REDUCE,
 the cast rules in ``conv``) plus per-op dtype lists, expanded through string
 templates into C translation units, one per kernel family, that include the
-hand-written helpers in ``csrc/`` (Note [ember_cpu translation units]).  ``cdef`` declarations are produced from the same tables, and
-``SPECS`` (a JSON-able summary of what exists) is embedded into the module as
+hand-written helpers in ``csrc/`` (Note [ember_cpu translation units]).
+``cdef`` declarations are produced from the same tables, and ``SPECS`` (a
+JSON-able summary of what exists) is embedded into the module as
 ``lib.em_specs()`` so the Python layer can build its dispatch dicts without
 re-deriving the tables.
 
