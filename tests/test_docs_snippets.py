@@ -1,4 +1,5 @@
-"""The code of the Get started and Tutorials pages runs as written.
+"""The code of the Get started and Tutorials pages, and of the plugin and vendor guides,
+runs as written.
 
 Each page's ```python blocks run in order, as one program, in a fresh interpreter whose working
 directory is a temporary folder (pages write checkpoints and plots). The program keeps the
@@ -19,7 +20,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(
-    [*ROOT.glob("docs/get-started/*.md"), *ROOT.glob("docs/tutorials/*.md")],
+    [
+        *ROOT.glob("docs/get-started/*.md"),
+        *ROOT.glob("docs/tutorials/*.md"),
+        ROOT / "docs" / "plugins.md",
+        ROOT / "docs" / "vendors.md",
+    ],
 )
 SKIP = "<!-- skip -->"
 #: a page's whole program, ember's import included, must finish within this (seconds)

@@ -268,6 +268,10 @@ class OpenCLDevice:
         return block
 
     def copy_device(self, dst: Any, dst_off: int, src: Any, src_off: int, nbytes: int) -> None:
+        if src.buf.context != dst.buf.context:
+            # devices of two platforms (or contexts) share no queue: the core copies through
+            # host memory instead (Note [Device-to-device copies] in ember's drivers)
+            raise NotImplementedError("OpenCL buffers of two contexts cannot be copied directly")
         if nbytes:
             self.cl.enqueue_copy(
                 self.queue,

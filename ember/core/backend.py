@@ -333,11 +333,14 @@ class DeviceBackend:
     ) -> None:
         """Copy ``nbytes`` bytes between two blocks of this device.
 
-        Copies from byte ``src_offset`` of ``src`` to byte ``dst_offset`` of ``dst``
-        (both blocks of ``dev``); the ranges may overlap only if ``src is dst``. The core
-        does not call it: it is the contract's name for the copy a backend's own kernels
-        (``copy_``, ``clone``, views made contiguous) need. The default raises
-        ``NotImplementedError``.
+        Copies from byte ``src_offset`` of ``src`` to byte ``dst_offset`` of ``dst``; the
+        ranges may overlap only if ``src is dst``. ``dev`` is the destination device; ``src``
+        may be a block of another index of this type: the core calls this hook for copies
+        between two devices of one type (``x.to("mydev:1")``), synchronizing the source
+        device before and the destination after (Note [Device-to-device copies] in
+        ``ember.operators.drivers``). Raising ``NotImplementedError`` (the default) sends
+        the values through host memory instead, as for a pair of devices that cannot copy
+        directly. A backend's own kernels (``copy_``, ``clone``) may use it too.
 
         Examples:
             >>> import numpy as np

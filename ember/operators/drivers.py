@@ -38,7 +38,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core import providers
-from ember.core.backend import host_to_device
+from ember.core.backend import DeviceBackend, host_to_device
 from ember.core.device import device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor, contiguous_strides, make_tensor
@@ -796,17 +796,31 @@ def _clone(t: Tensor) -> Tensor:
 
 
 def _to_device(src: Tensor, dev: device, non_blocking: bool = False) -> Tensor:
-    """Move a tensor's values to another device through host memory (``non_blocking``
-    reaches the target's ``from_host`` where it accepts it, Note [Optional hooks])."""
+    """Move a tensor's values to another device: between two devices of one type through
+    the backend's ``copy_device`` when it defines one (Note [Device-to-device copies]),
+    otherwise through host memory (``non_blocking`` reaches the target's ``from_host``
+    where it accepts it, Note [Optional hooks])."""
     from ember.dispatcher import devices
 
     s = src if src.is_contiguous() else _clone(src)
     sb = devices.backend(s._device.type)
     isz = s._dtype.itemsize
-    raw = sb.to_host(s._storage.data, s._offset * isz, s.numel() * isz, s._device)
+    n = s.numel() * isz
+    if s._device.type == dev.type and type(sb).copy_device is not DeviceBackend.copy_device:
+        out = new_empty(s._shape, s._dtype, dev)
+        if not n:
+            return out
+        sb.synchronize(s._device)
+        try:
+            sb.copy_device(out._storage.data, 0, s._storage.data, s._offset * isz, n, dev)
+        except NotImplementedError:
+            pass  # this pair of devices cannot copy directly: through the host below
+        else:
+            sb.synchronize(dev)
+            return out
+    raw = sb.to_host(s._storage.data, s._offset * isz, n, s._device)
     db = devices.backend(dev.type)
     data = host_to_device(db, raw, dev, non_blocking=bool(non_blocking))
-    n = s.numel() * isz
     return make_tensor(
         Storage(data, n, dev),
         s._shape,
@@ -816,6 +830,17 @@ def _to_device(src: Tensor, dev: device, non_blocking: bool = False) -> Tensor:
         dev,
         devices.mask(dev),
     )
+
+
+# Note [Device-to-device copies]
+#     A copy between two devices of one type (``x.to("mydev:1")`` from ``mydev:0``,
+#     ``copy_`` across them) calls ``DeviceBackend.copy_device(dst, 0, src, offset, nbytes,
+#     dev)`` once, ``dev`` the destination and ``src`` a block of the source device, when the
+#     backend defines ``copy_device``; it synchronizes the source device before and the
+#     destination after, so the copy is complete when ``to`` returns, as the host path's is.
+#     A backend whose two devices cannot copy directly (different contexts) raises
+#     ``NotImplementedError`` and the values go through host memory. Copies within one
+#     device never come here: they are the device's ``copy_`` kernel.
 
 
 def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:

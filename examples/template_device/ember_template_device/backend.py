@@ -1,11 +1,8 @@
-"""The template device backend: memory, host transfers and random state.
+"""The template device's backend: memory blocks, host copies, random state, capabilities.
 
-The "device memory" is a numpy ``uint8`` array per allocation, but the backend
-declares ``host_memory = False``, as a real accelerator would: the core never
-looks inside a block, ``Tensor.numpy()`` refuses (use ``.cpu()``), and every
-byte crosses to the host through ``to_host``/``from_host``. Only the kernels
-(``kernels.py``) know what a block is. Replace the numpy calls here with your
-runtime's allocator and copy functions.
+A block is a numpy ``uint8`` array, but ``host_memory = False`` keeps it opaque to the core,
+as a real accelerator's memory is: bytes cross to the host only through ``to_host`` and
+``from_host``, and only the kernels (``kernels.py``) look inside a block.
 """
 
 from __future__ import annotations
@@ -16,45 +13,42 @@ import numpy as np
 
 from ember.plugins import Capabilities, DeviceBackend
 
-__all__ = ["TemplateBackend", "TemplateGenerator", "DTYPES"]
-
-#: The dtypes this device stores. Anything else is reported "not implemented".
+#: the dtypes this device stores; the conformance kit reports the others n/i
 DTYPES = ("bool", "int64", "float32", "float64")
 
 
 class TemplateGenerator:
-    """Random state for one device: numpy's Philox generator, seedable and copyable."""
+    """The random state the random kernels receive: a seedable numpy Philox generator."""
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = 0) -> None:
         self.manual_seed(seed)
 
     def manual_seed(self, seed: int) -> None:
-        self._seed = int(seed)
-        self.rng = np.random.Generator(np.random.Philox(self._seed))
+        self.seed = int(seed)
+        self.rng = np.random.Generator(np.random.Philox(self.seed))
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self.seed
 
     def get_state(self) -> dict[str, Any]:
-        return {"seed": self._seed, "bit_generator": self.rng.bit_generator.state}
+        return {"seed": self.seed, "philox": self.rng.bit_generator.state}
 
     def set_state(self, state: dict[str, Any]) -> None:
-        if not isinstance(state, dict) or "bit_generator" not in state:
-            raise TypeError("TemplateGenerator.set_state expects a state from get_state()")
-        self._seed = int(state["seed"])
-        self.rng.bit_generator.state = state["bit_generator"]
+        self.seed = int(state["seed"])
+        self.rng.bit_generator.state = state["philox"]
 
 
 class TemplateBackend(DeviceBackend):
-    name = "template"  # must equal the entry-point name in pyproject.toml
-    indexed = True  # tensors report device(type='template', index=0)
-    host_memory = False  # blocks are opaque to the core (see the module docstring)
+    name = "template"  # the entry-point name in pyproject.toml: device="template"
+    indexed = True  # template:0 and template:1
+    host_memory = False  # blocks are opaque to the core: .numpy() asks for .cpu()
 
     def device_count(self) -> int:
-        return 1
+        return 2
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(dtypes=DTYPES)
+        # cpu_fallback: the operators without a kernel here run on the CPU, with a warning
+        return Capabilities(dtypes=DTYPES, cpu_fallback=True)
 
     def allocate(self, nbytes: int, dev: Any) -> np.ndarray:
         return np.empty(nbytes, np.uint8)
@@ -63,24 +57,16 @@ class TemplateBackend(DeviceBackend):
         return data[offset : offset + nbytes].copy()
 
     def from_host(self, array: np.ndarray, dev: Any) -> np.ndarray:
-        return np.array(array, dtype=np.uint8, copy=True).reshape(-1)
+        return np.array(array, dtype=np.uint8).reshape(-1)
 
-    def copy_device(
-        self,
-        dst: np.ndarray,
-        dst_offset: int,
-        src: np.ndarray,
-        src_offset: int,
-        nbytes: int,
-        dev: Any,
-    ) -> None:
-        dst[dst_offset : dst_offset + nbytes] = src[src_offset : src_offset + nbytes]
+    def copy_device(self, dst: Any, dst_off: int, src: Any, src_off: int, n: int, dev: Any) -> None:
+        dst[dst_off : dst_off + n] = src[src_off : src_off + n]  # template:0 -> template:1
 
     def new_generator(self, dev: Any) -> TemplateGenerator:
         return TemplateGenerator()
 
+    def manual_seed(self, seed: int) -> None:
+        pass  # ember seeds each device's default generator itself
+
     def environment(self) -> dict[str, str]:
-        return {
-            "numpy": np.__version__,
-            "devices": "template:0 (numpy kernels, blocks in host RAM)",
-        }
+        return {"numpy": np.__version__, "devices": "template:0, template:1 (numpy)"}
