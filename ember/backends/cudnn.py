@@ -7,6 +7,9 @@ plugin is available, and the flags (``benchmark``, ``deterministic``, ``enabled`
 Examples:
     >>> import ember.backends.cudnn as cudnn
     >>> cudnn.deterministic = True
+    >>> cudnn.deterministic
+    True
+    >>> cudnn.deterministic = False  # torch's default
     >>> cudnn.is_available() in (True, False)
     True
 """

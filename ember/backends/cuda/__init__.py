@@ -17,6 +17,7 @@ Examples:
     >>> ember.backends.cuda.matmul.allow_tf32 = True
     >>> ember.backends.cuda.matmul.allow_tf32
     True
+    >>> ember.backends.cuda.matmul.allow_tf32 = False  # torch's default
     >>> ember.backends.cuda.enable_flash_sdp(False)
     >>> ember.backends.cuda.flash_sdp_enabled()
     False
