@@ -95,6 +95,10 @@ class RuntimeMembers(griffe.Extension):
     ) -> griffe.Object | griffe.Alias:
         """Member ``name`` of ``owner``: griffe's inspection of it, unless that points nowhere."""
         if found is not None and not (found.is_alias and not _resolvable(owner, found)):
+            if not found.is_alias:
+                # griffe's inspection may read a docstring the object's type carries (an
+                # operator's schema) rather than the one the live object was given
+                self._object(found, value)
             return found
         # made at run time in a module that does not bind it (a loop over a table, ``type()``)
         made: griffe.Object
