@@ -22,6 +22,8 @@ __all__ = [
     "WeightsUnpicklingError",
     "CheckpointLimitError",
     "LoadLimits",
+    "LoadBudget",
+    "describe",
     "get_load_limits",
     "set_load_limits",
     "add_safe_globals",
@@ -93,24 +95,37 @@ class CheckpointLimitError(WeightsUnpicklingError):
 
 @dataclasses.dataclass(frozen=True)
 class LoadLimits:
-    """Resource limits applied by ``ember.load``.
+    """Resource limits applied by ``ember.load``: three budgets and a few hard bounds.
+
+    Every load runs under three counters (see docs/serialization.md, "Limits"):
+
+    * **memory** the file may cause: decompressed records, storage bytes, the bytes every tensor
+      declares (``numel * itemsize``, so a tiny storage expanded to 2**40 elements is refused),
+      containers, strings and ``bytearray`` objects. At most ``max_expansion * file size +
+      min_budget`` bytes.
+    * **work**: one unit per pickle byte (every opcode) plus every object visited later
+      (hashing keys, copying containers handed to ``OrderedDict``/``set``/..., checking
+      tensors). At most ``work_per_byte * file size + max_work`` units, so a few-KB pickle
+      whose objects form a DAG standing for 2**40 references fails fast.
+    * **depth**: the true depth of every object built (a container is one deeper than its
+      deepest item), at most ``max_nesting``. A tuple nested a million deep would crash
+      CPython when hashed; it is refused before it exists.
 
     Attributes:
-        max_expansion: decompressed storage and ``bytearray`` bytes may be at most this many
-            times the file's size (plus ``min_budget``): this refuses deflate bombs and
-            ``bytearray(n)`` amplification. Stored (uncompressed) records can never exceed
-            the file, so ordinary checkpoints are unaffected.
-        min_budget: bytes always allowed on top of ``max_expansion * file_size``.
+        max_expansion: memory budget per byte of the file (see above).
+        min_budget: bytes of memory always allowed on top of ``max_expansion * file_size``.
+        work_per_byte: work budget per byte of the file (see above).
+        max_work: work units always allowed on top of ``work_per_byte * file_size``.
+        max_nesting: deepest object (and most MARKs open at once) the pickle may build.
         max_memo: most memo entries the pickle may create.
-        max_stack: most values on the pickle stack at once (bounds nesting built on the stack).
-        max_nesting: most MARKs open at once (nesting of tuples, lists and dicts).
+        max_stack: most values on the pickle stack at once.
         max_pickle_bytes: largest ``data.pkl`` record accepted.
         verify_crc: check each record's CRC-32 when it is not 0 (never done for mmap loads).
 
     Note:
-        PyTorch has no such limits; ember adds them so that loading an untrusted file
-        cannot exhaust memory. The defaults are far above what ordinary checkpoints
-        need.
+        PyTorch has no such limits; ember adds them so that loading an untrusted file cannot
+        exhaust memory, run for long, or crash the interpreter. The defaults are far above
+        what real checkpoints need (a GPT-2 state_dict uses under 1% of each).
 
     Examples:
         >>> import ember
@@ -119,6 +134,8 @@ class LoadLimits:
         1000
         >>> strict = LoadLimits(max_expansion=4.0, verify_crc=True)
         >>> strict.budget(1000) == 4 * 1000 + strict.min_budget
+        True
+        >>> LoadLimits().work_budget(10) == 10 * 16 + LoadLimits().max_work
         True
     """
 
@@ -129,10 +146,129 @@ class LoadLimits:
     max_nesting: int = 1000
     max_pickle_bytes: int = 1 << 31
     verify_crc: bool = True
+    work_per_byte: float = 16.0
+    max_work: int = 20_000_000
 
     def budget(self, file_size: int) -> int:
-        """Bytes that decompression and ``bytearray`` may produce for a file of this size."""
+        """Bytes of memory a load of a file of this size may cause (the memory budget)."""
         return int(self.max_expansion * file_size) + self.min_budget
+
+    def work_budget(self, file_size: int) -> int:
+        """Units of work a load of a file of this size may do (the work budget)."""
+        return int(self.work_per_byte * file_size) + self.max_work
+
+
+_RAISE = (
+    "If you trust the file, raise it: ember.load(f, limits=ember.serialization.LoadLimits("
+    "{field}=...)) or ember.serialization.set_load_limits({field}=...)"
+)
+
+
+class LoadBudget:
+    """The memory and work counters of one ``ember.load`` call (see ``LoadLimits``).
+
+    ``memory`` is a one-item list so that the zip reader can charge decompressed bytes in place.
+    Each ``spend_*`` raises ``CheckpointLimitError`` naming the limit and how to raise it.
+    """
+
+    __slots__ = ("limits", "file_size", "memory", "work", "memory_total", "work_total")
+
+    def __init__(self, limits: LoadLimits, file_size: int):
+        self.limits = limits
+        self.file_size = file_size
+        self.memory_total = limits.budget(file_size)
+        self.work_total = limits.work_budget(file_size)
+        self.memory = [self.memory_total]
+        self.work = self.work_total
+
+    def spend_work(self, n: int, what: str) -> None:
+        self.work -= n
+        if self.work < 0:
+            raise CheckpointLimitError(
+                f"loading this checkpoint needs more than its work budget of {self.work_total} "
+                f"units (LoadLimits.work_per_byte * {self.file_size}-byte file + "
+                f"LoadLimits.max_work) while {what}; a small file that needs this much work is "
+                "likely hostile (objects forming a DAG, repeated copies of a large container). "
+                + _RAISE.format(field="max_work")
+            )
+
+    def spend_memory(self, n: int, what: str) -> None:
+        self.memory[0] -= n
+        if self.memory[0] < 0:
+            raise CheckpointLimitError(
+                f"loading this checkpoint would cause more than its memory budget of "
+                f"{self.memory_total} bytes (LoadLimits.max_expansion * {self.file_size}-byte "
+                f"file + LoadLimits.min_budget) while {what}. "
+                + _RAISE.format(field="max_expansion")
+            )
+
+    def depth_error(self, depth: int, what: str) -> CheckpointLimitError:
+        return CheckpointLimitError(
+            f"pickle nests objects more than {self.limits.max_nesting} levels deep "
+            f"(LoadLimits.max_nesting; {what} would be {depth} deep): CPython hashes nested tuples "
+            "recursively, and a deep enough one crashes the interpreter. "
+            + _RAISE.format(field="max_nesting")
+        )
+
+
+_BRACKETS: dict[type, tuple[str, str]] = {tuple: ("(", ")"), list: ("[", "]"), set: ("{", "}")}
+_SAFE_REPR = frozenset({"dtype", "device", "Marker", "StorageType", "ForeignDtype", "Size"})
+
+
+def describe(obj: Any, limit: int = 120) -> str:
+    """A short ``repr`` for error messages that never walks more than a few dozen objects.
+
+    Objects built from an untrusted pickle may be DAGs whose full ``repr`` would visit 2**40
+    items, or objects whose ``__repr__`` is expensive; this shows at most 4 items per container
+    and 2 levels, and only the type name of anything else.
+
+    Examples:
+        >>> from ember.serialization._common import describe
+        >>> x = []
+        >>> for _ in range(40):
+        ...     x = [x, x]
+        >>> describe(x)
+        '[[[...], [...]], [[...], [...]]]'
+        >>> describe(("storage", 1.5, b"ab", None, 7))
+        "('storage', 1.5, b'ab', None, ...)"
+    """
+    left = [24]
+
+    def rec(x: Any, level: int) -> str:
+        left[0] -= 1
+        t = type(x)
+        if t in (int, bool, float, complex, type(None)):
+            r = (
+                repr(x)
+                if t is not int or -(10**40) < x < 10**40
+                else f"<int of {x.bit_length()} bits>"
+            )
+            return r
+        if t in (str, bytes, bytearray):
+            return repr(x[:40]) + ("..." if len(x) > 40 else "")
+        if t in (tuple, list, set):
+            o, c = _BRACKETS[t]
+            if level >= 2 or left[0] <= 0:
+                return f"{o}...{c}" if x else f"{o}{c}"
+            items = (
+                [rec(v, level + 1) for v in list(x)[:4]]
+                if t is set
+                else [rec(x[i], level + 1) for i in range(min(4, len(x)))]
+            )
+            if len(x) > 4:
+                items.append("...")
+            body = ", ".join(items)
+            return f"({body},)" if t is tuple and len(x) == 1 else f"{o}{body}{c}"
+        if isinstance(x, dict):
+            return f"<{t.__name__} of {len(x)} items>"
+        if isinstance(x, type):
+            return f"<class {getattr(x, '__qualname__', '?')}>"
+        if t.__name__ in _SAFE_REPR and t.__module__.startswith("ember."):
+            return repr(x)[:limit]
+        return f"<{t.__name__} object>"
+
+    out = rec(obj, 0)
+    return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
 _limits = [LoadLimits()]

@@ -6,8 +6,11 @@ persistent-id handling for zip checkpoints, device restoration (``map_location``
 ``weights_only=False`` unpickler.
 
 Must always hold: every view is checked against its storage before a tensor is made over it;
-every storage record's size equals ``numel * itemsize`` before it is read; no torch import ever
-happens; a failure on a bad file is a ``CheckpointError``.
+every storage record's size equals ``numel * itemsize`` before it is read; every tensor's
+declared bytes (``numel * itemsize``) and every storage's bytes are charged to the load's memory
+budget (Note [Load budget] in ``_pickle``); no error message shows the ``repr`` of an object
+from the file (it may be a DAG standing for 2**40 items: ``describe`` instead); no torch import
+ever happens; a failure on a bad file is a ``CheckpointError``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ from ember.serialization import _globals as G
 from ember.serialization._common import (
     CheckpointError,
     CheckpointLimitError,
+    LoadBudget,
     LoadLimits,
     WeightsUnpicklingError,
+    describe,
 )
 from ember.serialization._pickle import Interpreter, Resolved
 from ember.serialization._zip import ZipReader
@@ -62,18 +67,22 @@ def _is_int(v: Any) -> bool:
     return type(v) is int
 
 
-def _check_view(st: Storage, itemsize: int, offset: Any, size: Any, stride: Any) -> None:
+def _check_view(st: Storage, itemsize: int, offset: Any, size: Any, stride: Any) -> int:
+    """Check a view against its storage; returns its numel."""
     if not _is_int(offset) or offset < 0:
-        raise CheckpointError(f"invalid storage offset {offset!r} in checkpoint")
+        raise CheckpointError(f"invalid storage offset {describe(offset)} in checkpoint")
     if type(size) not in (tuple, list, Size) or type(stride) not in (tuple, list):
         raise CheckpointError("tensor size and stride in checkpoint must be tuples of ints")
     if len(size) != len(stride) or len(size) > 64:
-        raise CheckpointError(f"tensor size {size!r} and stride {stride!r} do not match")
+        raise CheckpointError(
+            f"tensor size {describe(size)} and stride {describe(stride)} do not match"
+        )
     if not all(_is_int(s) and s >= 0 for s in size) or not all(
         _is_int(s) and s >= 0 for s in stride
     ):
         raise CheckpointError(
-            f"negative or non-integer size/stride in checkpoint: size={size!r} stride={stride!r}"
+            "negative or non-integer size/stride in checkpoint: "
+            f"size={describe(size)} stride={describe(stride)}"
         )
     numel = 1
     for s in size:
@@ -84,6 +93,7 @@ def _check_view(st: Storage, itemsize: int, offset: Any, size: Any, stride: Any)
             f"tensor view (offset {offset}, size {tuple(size)}, stride {tuple(stride)}) reaches "
             f"byte {last * itemsize}, past the end of its {st.nbytes}-byte storage"
         )
+    return numel
 
 
 def _set_attrs(t: Any, state: Any) -> None:
@@ -97,8 +107,8 @@ def _set_attrs(t: Any, state: Any) -> None:
     for k, v in state.items():
         if type(k) is not str or k.startswith("__") or k in _SLOT_NAMES or hasattr(type(t), k):
             raise WeightsUnpicklingError(
-                f"refusing to set attribute {k!r} on a loaded tensor: it would replace part "
-                "of the tensor itself"
+                f"refusing to set attribute {describe(k)} on a loaded tensor: it would replace "
+                "part of the tensor itself"
             )
         t.__dict__[k] = v
 
@@ -109,7 +119,9 @@ class LoadContext:
     def __init__(self, map_location: Any, limits: LoadLimits, file_size: int, weights_only: bool):
         self.map_location = map_location
         self.limits = limits
-        self.budget = [limits.budget(file_size)]
+        self.load_budget = LoadBudget(limits, file_size)
+        # the memory counter, charged in place by the zip reader and by bytearray()
+        self.budget = self.load_budget.memory
         self.weights_only = weights_only
         self.storages: dict[str, LoadedStorage] = {}
         self.big_endian = False
@@ -183,16 +195,31 @@ class LoadContext:
                 f"the checkpoint has a tensor of dtype {dtype.name}, which ember does not support"
             )
         if not isinstance(dtype, dt.dtype):
-            raise WeightsUnpicklingError(f"bad tensor dtype {dtype!r} in checkpoint")
+            raise WeightsUnpicklingError(f"bad tensor dtype {describe(dtype)} in checkpoint")
         st = ls.storage
-        _check_view(st, dtype.itemsize, offset, size, stride)
+        numel = _check_view(st, dtype.itemsize, offset, size, stride)
+        nbytes = numel * dtype.itemsize
+        lb = self.load_budget
+        if st.device.type != "meta" and lb.memory[0] < nbytes:
+            # What the tensor asks for: an expanded (stride-0) view of a tiny storage may
+            # declare 2**40 elements that every later op would walk.
+            lb.spend_memory(
+                nbytes,
+                f"rebuilding a tensor of size {tuple(size)} and stride {tuple(stride)}, which "
+                f"declares {numel} elements * {dtype.itemsize} bytes = {nbytes} bytes over a "
+                f"{st.nbytes}-byte storage",
+            )
+        elif st.device.type != "meta":
+            lb.memory[0] -= nbytes
         return make_tensor(
             st, Size(size), tuple(stride), offset, dtype, st.device, devices.mask(st.device)
         )
 
     def _finish(self, t: Tensor, requires_grad: Any, metadata: Any) -> Tensor:
         if metadata and any(metadata.values()):
-            raise CheckpointError(f"unsupported tensor metadata {metadata!r} (conj/neg bits)")
+            raise CheckpointError(
+                f"unsupported tensor metadata {describe(metadata)} (conj/neg bits)"
+            )
         if requires_grad:
             try:
                 t.requires_grad_(True)
@@ -237,7 +264,7 @@ class LoadContext:
 
     def rebuild_meta(self, dtype: Any, size: Any, stride: Any, requires_grad: Any) -> Tensor:
         if not isinstance(dtype, dt.dtype):
-            raise CheckpointError(f"meta tensor of unsupported dtype {dtype!r}")
+            raise CheckpointError(f"meta tensor of unsupported dtype {describe(dtype)}")
         meta = devices.normalize("meta")
         st = Storage(None, 1 << 62, meta)
         t = self._tensor(LoadedStorage(st, dtype), 0, size, stride, dtype)
@@ -274,7 +301,7 @@ class LoadContext:
             raise WeightsUnpicklingError("_rebuild_from_type_v2 arguments must be a tuple")
         t = func(*args)
         if new_type is not Tensor and new_type is not self.param_new:
-            raise WeightsUnpicklingError(f"unsupported tensor subclass {new_type!r}")
+            raise WeightsUnpicklingError(f"unsupported tensor subclass {describe(new_type)}")
         if new_type is self.param_new:
             t = self.rebuild_param(t, t.requires_grad)
         _set_attrs(t, state)
@@ -313,6 +340,7 @@ class LoadContext:
                 self.build_tensor,
                 lambda o: isinstance(o, Tensor),
                 self.limits,
+                self.load_budget,
             )
             return interp.run(pos)
         bio = io.BytesIO(data)
@@ -343,6 +371,11 @@ class LoadContext:
                 f"corrupt checkpoint: record data/{key} has {e.usize} bytes but its storage "
                 f"declares {numel} elements * {isz} bytes/element = {numel * isz} bytes"
             )
+        if e.method == 0:  # a deflated record is charged when it is decompressed
+            mem = self.load_budget.memory
+            if mem[0] < e.usize:
+                self.load_budget.spend_memory(e.usize, f"reading storage record data/{key}")
+            mem[0] -= e.usize
         if mm is not None and e.method == 0:
             start = reader.data_offset(e)
             data = mm[start : start + e.usize].view(np.ndarray)
@@ -362,22 +395,26 @@ class LoadContext:
     def _check_pid(self, pid: Any, n: int) -> tuple[Any, str, str, int]:
         if type(pid) is not tuple:
             raise WeightsUnpicklingError(f"persistent id must be a tuple, got {type(pid).__name__}")
-        if not pid or pid[0] != "storage":
+        if not pid or type(pid[0]) is not str or pid[0] != "storage":
             raise WeightsUnpicklingError(
-                f"Only persistent_load of storage is allowed, but got {pid[:1]!r}"
+                f"Only persistent_load of storage is allowed, but got {describe(pid[:1])}"
             )
         if len(pid) != n:
-            raise WeightsUnpicklingError(f"storage persistent id must have {n} items: {pid!r:.200}")
+            raise WeightsUnpicklingError(
+                f"storage persistent id must have {n} items: {describe(pid)}"
+            )
         stype, key, location, numel = pid[1:5]
         if not isinstance(stype, G.StorageType):
-            raise WeightsUnpicklingError(f"persistent id names {stype!r:.80}, not a storage type")
+            raise WeightsUnpicklingError(
+                f"persistent id names {describe(stype)}, not a storage type"
+            )
         if isinstance(stype.dtype, G.ForeignDtype):
             raise CheckpointError(
                 f"the checkpoint has a storage of dtype {stype.dtype.name} ({stype.name}), which "
                 "ember does not support"
             )
         if type(key) is not str or type(location) is not str or not _is_int(numel) or numel < 0:
-            raise WeightsUnpicklingError(f"malformed storage persistent id {pid!r:.200}")
+            raise WeightsUnpicklingError(f"malformed storage persistent id {describe(pid)}")
         return stype, key, location, numel
 
 

@@ -20,8 +20,13 @@ from typing import Any
 from ember.core import dtype as dt
 from ember.core.device import device
 from ember.core.tensor import Size, Tensor
-from ember.serialization._common import CheckpointError, WeightsUnpicklingError, user_allowlist
-from ember.serialization._pickle import Resolved
+from ember.serialization._common import (
+    CheckpointError,
+    WeightsUnpicklingError,
+    describe,
+    user_allowlist,
+)
+from ember.serialization._pickle import Resolved, hashes_items
 
 __all__ = ["Marker", "StorageType", "ForeignDtype", "resolve", "is_default", "STORAGE_NAMES"]
 
@@ -100,6 +105,8 @@ def _size(*args: Any) -> Size:
 
 
 def _device(*args: Any) -> device:
+    if len(args) > 2 or not all(type(a) in (str, int) for a in args):
+        raise WeightsUnpicklingError("torch.device expects a string and an optional int index")
     try:
         return device(*args)
     except (RuntimeError, TypeError, ValueError) as e:
@@ -112,6 +119,7 @@ def _encode(s: Any, encoding: Any = "utf-8", *rest: Any) -> bytes:
     return codecs.encode(s, encoding)
 
 
+@hashes_items("items")
 def _set(items: Any = ()) -> set[Any]:
     if type(items) not in (list, tuple, set):
         raise WeightsUnpicklingError("builtins.set expects a list")
@@ -124,12 +132,14 @@ def _complex(re: Any = 0.0, im: Any = 0.0) -> complex:
     return complex(re, im)
 
 
+@hashes_items("pairs")
 def _odict(*args: Any) -> OrderedDict[Any, Any]:
     if len(args) > 1 or (args and type(args[0]) not in (list, tuple, dict)):
         raise WeightsUnpicklingError("collections.OrderedDict expects () or a list of pairs")
     return OrderedDict(*args)
 
 
+@hashes_items("items")
 def _counter(*args: Any) -> Counter[Any]:
     if len(args) > 1 or (args and type(args[0]) not in (list, tuple, dict)):
         raise WeightsUnpicklingError("collections.Counter expects () or a mapping")
@@ -138,7 +148,7 @@ def _counter(*args: Any) -> Counter[Any]:
 
 def _get_layout(name: Any) -> str:
     if name != "torch.strided":
-        raise CheckpointError(f"ember supports only the strided layout, not {name!r}")
+        raise CheckpointError(f"ember supports only the strided layout, not {describe(name)}")
     return "torch.strided"
 
 

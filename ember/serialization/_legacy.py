@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ember.core import dtype as dt
-from ember.serialization._common import CheckpointError, WeightsUnpicklingError
+from ember.serialization._common import CheckpointError, WeightsUnpicklingError, describe
 from ember.serialization._context import LoadContext, LoadedStorage
 
 __all__ = ["load_legacy"]
@@ -38,6 +38,7 @@ def load_legacy(ctx: LoadContext, buf: bytes | memoryview) -> Any:
         ls = ctx.storages.get(key)
         if ls is None:
             nbytes = numel * stype.dtype.itemsize
+            ctx.load_budget.spend_memory(nbytes, f"allocating legacy storage {key}")
             total[0] += nbytes
             if total[0] > len(buf):
                 raise CheckpointError(
@@ -63,7 +64,7 @@ def load_legacy(ctx: LoadContext, buf: bytes | memoryview) -> Any:
         raise CheckpointError("Invalid magic number; corrupt file? (not a torch checkpoint)")
     proto, pos = ctx.unpickle(buf, bad, pos)
     if proto != 1001:
-        raise CheckpointError(f"unsupported legacy protocol version {proto!r}")
+        raise CheckpointError(f"unsupported legacy protocol version {describe(proto)}")
     info, pos = ctx.unpickle(buf, bad, pos)
     if type(info) is dict and info.get("little_endian") is False:
         ctx.big_endian = True
@@ -71,14 +72,19 @@ def load_legacy(ctx: LoadContext, buf: bytes | memoryview) -> Any:
     keys, pos = ctx.unpickle(buf, bad, pos)
     if type(keys) is not list:
         raise CheckpointError("corrupt legacy checkpoint: bad storage key list")
+    ctx.load_budget.spend_work(len(keys), "reading the legacy storage key list")
     mv = memoryview(buf)
     for k in keys:
+        if type(k) is not str:
+            raise CheckpointError(
+                f"corrupt legacy checkpoint: storage key {describe(k)} is not a string"
+            )
         if pos + 8 > len(mv):
             raise CheckpointError("corrupt legacy checkpoint: truncated storage data")
         count = int.from_bytes(mv[pos : pos + 8], "little")
         pos += 8
         if k not in pending:
-            raise CheckpointError(f"corrupt legacy checkpoint: unknown storage key {k!r}")
+            raise CheckpointError(f"corrupt legacy checkpoint: unknown storage key {describe(k)}")
         arr, d, _ = pending.pop(k)
         if count * d.itemsize != arr.nbytes or pos + arr.nbytes > len(mv):
             raise CheckpointError(f"corrupt legacy checkpoint: storage {k} size mismatch")

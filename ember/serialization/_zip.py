@@ -320,6 +320,7 @@ class ZipReader:
             raise CheckpointError("corrupt checkpoint: central directory overlaps its end record")
         cd = self._read_at(cd_off, cd_size)
         p = 0
+        total = 0
         for _ in range(n):
             if cd[p : p + 4] != _CENTRAL or p + 46 > len(cd):
                 raise CheckpointError("corrupt checkpoint: bad central-directory entry")
@@ -336,6 +337,14 @@ class ZipReader:
                 raise CheckpointError(
                     f"corrupt checkpoint: record {name!r} declares {csize} bytes at offset {off}, "
                     f"outside the {self.size}-byte file"
+                )
+            # Records of an honest archive are disjoint, so their sizes add up to at most the
+            # file: many entries pointing at one record would multiply the bytes read.
+            total += csize
+            if total > self.size:
+                raise CheckpointError(
+                    f"corrupt checkpoint: the records' sizes add up to more than the "
+                    f"{self.size}-byte file (central-directory entries share data; at {name!r})"
                 )
             e = Entry(name, method, crc, csize, usize, off)
             self.entries.append(e)

@@ -145,8 +145,12 @@ def test_deep_nesting_and_stack_limits():
     small = ember.serialization.LoadLimits(max_stack=1000)
     with pytest.raises(CheckpointLimitError, match="max_stack"):
         load(make_checkpoint(b"\x80\x02" + b"]" * 5000 + b"a" * 4999 + b"."), limits=small)
-    deep = load(make_checkpoint(b"\x80\x02" + b"]" * 5000 + b"a" * 4999 + b"."))
-    assert isinstance(deep, list) and len(deep) == 1  # within the default limits, as in torch
+    # true object depth (not only open MARKs) is bounded: torch loads this 5000-deep list
+    with pytest.raises(CheckpointLimitError, match="max_nesting"):
+        load(make_checkpoint(b"\x80\x02" + b"]" * 5000 + b"a" * 4999 + b"."))
+    deeper = ember.serialization.LoadLimits(max_nesting=10_000)
+    deep = load(make_checkpoint(b"\x80\x02" + b"]" * 5000 + b"a" * 4999 + b"."), limits=deeper)
+    assert isinstance(deep, list) and len(deep) == 1
     memo = ember.serialization.LoadLimits(max_memo=10)
     pkl = b"\x80\x02N" + b"".join(b"r" + i.to_bytes(4, "little") for i in range(20)) + b"."
     with pytest.raises(CheckpointLimitError, match="max_memo"):
