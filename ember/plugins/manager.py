@@ -7,9 +7,17 @@ Must always hold:
 * a plugin that fails (import error, a raising hook, a wrong API version) is
   reported once with a ``RuntimeWarning`` naming its distribution and the error,
   its partial registrations are undone, and everything else keeps working;
+* a plugin's ``SystemExit`` (``sys.exit`` at import or in a hook such as ``is_available``)
+  is such a failure too: it never reaches the user's program (``KeyboardInterrupt`` does);
 * ``EMBER_DISABLE_PLUGINS=name,ns:name`` keeps named plugins from loading (naming one
   entry point of an object disables every entry point naming the same object);
-* one plugin object is registered once, however many entry points name it.
+* one plugin object is registered once, however many entry points name it;
+* one name, one plugin: when two distributions declare an entry point of the same name in
+  one namespace, the in-tree distribution's wins (``IN_TREE``), else the first on
+  ``sys.path``; the other is never imported and is reported as failed, naming both
+  distributions (``python -m ember info``). A device plugin may not register a backend under
+  a device name that is already registered or that another distribution's entry point is
+  named after (a third-party ``cpu`` never takes the CPU away).
 
 A plugin with several device types (``ember_device_backends`` returns more than one)
 declares one ``ember.devices`` entry point per type, all naming the same object
@@ -62,6 +70,9 @@ __all__ = [
 
 NAMESPACES = ("ember.devices", "ember.autograd", "ember.compilers", "ember.distributed")
 
+#: the distributions built from this repository: their entry points win a name conflict
+IN_TREE = frozenset({"ember", "ember-cpu", "ember-opencl", "ember-cuda", "ember-mpi"})
+
 
 @dataclass
 class PluginRecord:
@@ -80,6 +91,8 @@ class PluginRecord:
     provides: Any = None
     #: every ``DeviceBackend`` a device plugin returned, available or not
     backends: list[Any] = field(default_factory=list)
+    #: the entry point itself (loaded by ``_import``; None for records made by hand)
+    entry_point: Any = field(default=None, repr=False, compare=False)
 
     @property
     def package(self) -> str:
@@ -88,6 +101,8 @@ class PluginRecord:
 
 _lock = threading.RLock()
 _records: dict[tuple[str, str], PluginRecord] = {}
+#: entry points that lost a name conflict (reported, never loaded)
+_shadowed: list[PluginRecord] = []
 _discovered: set[str] = set()
 #: (namespace, id(plugin object)) -> (the object, the record whose entry point activated it)
 _objects: dict[tuple[str, int], tuple[Any, PluginRecord]] = {}
@@ -117,18 +132,24 @@ def _distribution_of(module: str) -> tuple[str, str]:
     return "unknown", ""
 
 
-def _owners(namespace: str) -> dict[str, tuple[str, str]]:
-    """Entry-point name -> (distribution, version), from the installed metadata."""
-    out = {}
+def _owners(namespace: str) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(entry-point name, target) -> [(distribution, version), ...] in ``sys.path`` order."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for ep in md.entry_points(group=namespace):
         dist = getattr(ep, "dist", None)
-        if dist is not None and ep.name not in out:
-            out[ep.name] = (dist.metadata["Name"] or "unknown", dist.version or "")
+        if dist is not None:
+            who = (dist.metadata["Name"] or "unknown", dist.version or "")
+            if who not in out.setdefault((ep.name, ep.value), []):
+                out[(ep.name, ep.value)].append(who)
     return out
 
 
+def _in_tree(dist: str) -> bool:
+    return dist.lower().replace("_", "-") in IN_TREE
+
+
 def discover(namespace: str) -> list[PluginRecord]:
-    """Entry points of ``namespace`` (nothing is imported)."""
+    """Entry points of ``namespace`` (nothing is imported), name conflicts settled."""
     from stevedore import NamedExtensionManager
 
     with _lock:
@@ -137,33 +158,57 @@ def discover(namespace: str) -> list[PluginRecord]:
                 namespace, names=[], on_missing_entrypoints_callback=None
             )
             owners = _owners(namespace)
+            by_name: dict[str, list[PluginRecord]] = {}
             for ep in mgr.list_entry_points():
-                key = (namespace, ep.name)
-                if key not in _records:
-                    dist, ver = owners.get(ep.name) or _distribution_of(ep.value.split(":")[0])
-                    _records[key] = PluginRecord(namespace, ep.name, ep.value, dist, ver)
+                whos = owners.get((ep.name, ep.value)) or [_distribution_of(ep.value.split(":")[0])]
+                cands = by_name.setdefault(ep.name, [])
+                for dist, ver in whos:
+                    if not any(c.target == ep.value and c.distribution == dist for c in cands):
+                        rec = PluginRecord(namespace, ep.name, ep.value, dist, ver)
+                        rec.entry_point = ep
+                        cands.append(rec)
+            for name, cands in by_name.items():
+                if (namespace, name) in _records:
+                    continue
+                # sorted() is stable: in-tree first, then sys.path order
+                win, *rest = sorted(cands, key=lambda r: not _in_tree(r.distribution))
+                _records[(namespace, name)] = win
+                for r in rest:
+                    if r.target == win.target:
+                        continue  # the same object reached through two metadata folders
+                    r.status = "failed"
+                    r.reason = (
+                        f"not loaded: {namespace} name '{name}' is already claimed by "
+                        f"{win.target} from {win.package}, which wins (in-tree plugins first, "
+                        f"then the first on sys.path); {r.package} and {win.package} both "
+                        "declare it: uninstall one"
+                    )
+                    _shadowed.append(r)
             _discovered.add(namespace)
-        return [r for (ns, _), r in _records.items() if ns == namespace]
+        return [r for r in [*_records.values(), *_shadowed] if r.namespace == namespace]
 
 
 def records() -> list[PluginRecord]:
     for ns in NAMESPACES:
         discover(ns)
-    return list(_records.values())
+    return [*_records.values(), *_shadowed]
 
 
 def failures() -> list[str]:
     """One line per plugin that failed to load, for error messages."""
     return [
         f"{r.namespace}:{r.name} ({r.package}): {r.reason}"
-        for r in _records.values()
+        for r in [*_records.values(), *_shadowed]
         if r.status == "failed"
     ]
 
 
 def _fail(rec: PluginRecord, err: BaseException | str) -> None:
     rec.status = "failed"
-    rec.reason = err if isinstance(err, str) else f"{type(err).__name__}: {err}"
+    if isinstance(err, SystemExit):
+        rec.reason = f"SystemExit: the plugin called sys.exit({err.code!r})"
+    else:
+        rec.reason = err if isinstance(err, str) else f"{type(err).__name__}: {err}"
     # Point the warning at the user's line: the first frame outside ember, however deep the
     # call that loaded the plugin (Python 3.12's skip_file_prefixes does this; 3.11 lacks it).
     # Counted as warnings.warn counts: importlib's bootstrap frames are not levels.
@@ -185,6 +230,8 @@ def _fail(rec: PluginRecord, err: BaseException | str) -> None:
 
 
 def _import(rec: PluginRecord) -> Any:
+    if rec.entry_point is not None:  # exactly this entry point: never another of its name
+        return rec.entry_point.load()
     from stevedore import NamedExtensionManager
 
     errors: list[BaseException] = []
@@ -290,7 +337,14 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
             f"none named '{rec.name}'"
         )
     rec.backends = backends
+    skipped = []
     for b in backends:
+        taken = _taken(rec, b)
+        if taken:
+            skipped.append(f"{b.name} ({taken})")
+            if b.name == rec.name:
+                raise RuntimeError(f"device type '{b.name}' {taken}")
+            continue
         if not b.is_available():
             if b.name == rec.name:
                 rec.status = "unavailable"
@@ -308,8 +362,31 @@ def _activate_devices(rec: PluginRecord, plugin: Any) -> None:
         seed = getattr(b, "manual_seed", None)
         if replay.global_seed[0] is not None and seed is not None:
             seed(replay.global_seed[0])
+    if skipped:
+        rec.reason = "not registered: " + "; ".join(skipped)
+        warnings.warn(
+            f"ember: device plugin '{rec.name}' from {rec.package} returned backends whose "
+            f"names are taken; they were not registered: {'; '.join(skipped)}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if _num_threads[0] is not None:
         _hook(plugin, "ember_set_num_threads")(num_threads=_num_threads[0])
+
+
+def _taken(rec: PluginRecord, b: Any) -> str:
+    """Why backend ``b`` of ``rec``'s plugin may not be registered ('' if it may)."""
+    from ember.dispatcher import devices
+
+    have = devices.registered().get(b.name)
+    if have is not None and have is not b:
+        owner = _records.get(("ember.devices", b.name))
+        who = f" by {owner.package}" if owner is not None and owner is not rec else ""
+        return f"is already registered{who}; a plugin cannot replace another's device"
+    other = _records.get(("ember.devices", b.name))
+    if other is not None and other is not rec and other.target != rec.target:
+        return f"is the name of entry point {other.target} from {other.package}"
+    return ""
 
 
 def _check_registrations(rec: PluginRecord, b: Any) -> None:
@@ -422,7 +499,7 @@ def load(namespace: str, name: str) -> PluginRecord | None:
                 return rec
         try:
             _activate(rec)
-        except Exception as e:  # noqa: BLE001 - isolate every plugin failure
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - isolate every plugin failure
             _fail(rec, e)
         return rec
 
@@ -449,7 +526,7 @@ def load_devices() -> list[PluginRecord]:
 def load_all() -> list[PluginRecord]:
     for r in records():
         load(r.namespace, r.name)
-    return list(_records.values())
+    return [*_records.values(), *_shadowed]
 
 
 def explain_missing_device(name: str) -> str:
