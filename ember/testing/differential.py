@@ -245,10 +245,6 @@ AVOID: dict[str, tuple[tuple[str, ...], str]] = {
 #: op glob -> perturbations that crash ember's process (bugs, each in the CI test's XFAIL):
 #: left out of in-process runs, drawn again by isolated ones (``run(isolate=True)``).
 CRASHES: dict[str, tuple[tuple[str, ...], str]] = {
-    "linalg_cholesky_ex": (
-        ("zero_size",),
-        "a 0 x n or n x 0 input is not refused: the CPU kernel writes past its buffer",
-    ),
     "linalg_det": (
         ("special",),
         "the backward of a batch holding a singular and a NaN matrix never returns",

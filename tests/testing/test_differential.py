@@ -189,21 +189,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "[[ True, True, True, True], [ True, True, True, True], [ True, False, True, "
         "True]]'], {}]"
     ),
-    ("linalg_cholesky_ex", "raises", ""): (
-        "linalg_cholesky_ex seed 3 float32: torch raised RuntimeError: linalg.cholesky: The "
-        "input tensor A must have at least 2 dimensions.; ember raised IndexError: tuple "
-        "index out of range [zero_dim(args[0])] inputs [['float32[] 4.432195'], {}]"
-    ),
-    ("linalg_qr", "raises", ""): (
-        "linalg_qr seed 14 float32: torch raised RuntimeError: linalg.qr: The input tensor A "
-        "must have at least 2 dimensions.; ember raised ValueError: not enough values to "
-        "unpack (expected 2, got 0) [zero_dim(args[0])] inputs [['float32[] 0.442331'], {}]"
-    ),
-    ("linalg_solve_triangular", "raises", ""): (
-        "linalg_solve_triangular seed 14 float32: torch raised RuntimeError: "
-        "linalg.solve_triangular: The input tensor A must have at least 2 dimensions.; ember "
-        "returned [zero_dim(args[0])]"
-    ),
     ("logsumexp", "raises", ""): (
         "logsumexp seed 6 float32: torch raised IndexError: Dimension out of range (expected "
         "to be in range of [-1, 0], but got 1); ember returned [zero_dim(args[0])] inputs "
@@ -233,12 +218,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "\"addmv_impl_cpu\" not implemented for 'Bool' [cast(args[1], 'bool')] inputs "
         "[['int64[0, 4] stride=(0, 0) offset=0 []', 'bool[4] [False, True, False, False]'], "
         "{}]"
-    ),
-    ("narrow_copy", "raises", ""): (
-        "narrow_copy seed 18 int8: torch raised IndexError: start out of range (expected to "
-        "be in range of [0, 0], but got 1); ember raised RuntimeError: start (1) + length (2)"
-        " exceeds dimension size (0). [zero_size(args[0], 1)] inputs [['int8[3, 0] stride=(8,"
-        " 2) offset=0 []', '1', '1', '2'], {}]"
     ),
     ("native_batch_norm", "raises", ""): (
         "native_batch_norm seed 13 bfloat16: torch raised RuntimeError: input tensor must "
@@ -350,13 +329,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
 #: accepts them too, so that the to-do list is whole and a longer run's new findings
 #: stand out.
 XFAIL_LONGER: dict[tuple[str, str, str], str] = {
-    ("linalg_cholesky_ex", "crash", ""): (
-        "linalg_cholesky_ex: a 0 x n or n x 0 input is not refused and the CPU kernel writes "
-        "past its buffer (heap corruption: "
-        "ember.ops.aten.linalg_cholesky_ex.default(ember.empty(0, 3, dtype=ember.float64)) "
-        "then aborts in a later free); differential.CRASHES keeps zero_size out of in-process"
-        " runs"
-    ),
     ("linalg_det", "crash", ""): (
         "linalg_det seed 33 float64: the backward never returns for a batch holding a "
         "singular and a NaN matrix: x = ember.tensor([[[3.9449, 0.511884, -0.569913]] * 3, "
