@@ -361,6 +361,20 @@ def _check_inplace(op: OpOverload, cdt: dt.dtype, self: Tensor, shape: tuple[int
         )
 
 
+def _check_storable(self: Tensor, other: Any) -> None:
+    """Raise PyTorch's cast error when ``self op= other``'s promoted dtype cannot be stored
+    in ``self``."""
+    if isinstance(other, Tensor):
+        pdt = result_type(self, other)
+    else:
+        pdt = _with_scalar(self._dtype, other)
+    if not _can_cast(pdt, self._dtype):
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES[pdt.name]} can't be cast to the desired output type "
+            f"{_TORCH_NAMES[self._dtype.name]}"
+        ) from None
+
+
 _TORCH_NAMES = {
     "bool": "Bool",
     "uint8": "Byte",
@@ -381,6 +395,11 @@ _DTYPE_REFUSALS: dict[tuple[str, str], tuple[type[Exception], str]] = {
         RuntimeError,
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
         "invert a mask, use the `~` or `logical_not()` operator instead.",
+    ),
+    ("sub", "bool"): (
+        RuntimeError,
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+        "`logical_xor()` operator instead.",
     ),
 }
 
@@ -562,7 +581,13 @@ def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     def binary_(self: Tensor, other: Any, *scalars: Any) -> Tensor:
         if not isinstance(self, Tensor):
             raise TypeError(f"{op.qualname}: self must be a Tensor, not {type(self).__name__}")
-        self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
+        try:
+            self, other, shape, (odt, kdt, kout), dev = prepare(self, other)
+        except NotImplementedError:
+            # PyTorch checks that the result can be stored before it looks for a kernel
+            # (``short.bitwise_and_(float)``: the float result cannot go into a short tensor)
+            _check_storable(self, other)
+            raise
         _check_inplace(op, odt, self, shape)
         b = expand_to(other if other._dtype is kdt else cast(other, kdt), shape)
         if self._dtype is kdt and kout is kdt:
@@ -578,7 +603,30 @@ def _binary_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         *rest, out = scalars
         return _write_out(op, out, binary(self, other, *rest))
 
-    return {"functional": binary, "inplace": binary_, "out": binary_out}[variant]
+    fn = {"functional": binary, "inplace": binary_, "out": binary_out}[variant]
+    if op.schema.name.base == "sub":
+        return _refusing_bool_operands(fn)
+    return fn
+
+
+_SUB_BOOL = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
+
+
+def _refusing_bool_operands(fn: Kernel) -> Kernel:
+    """``sub`` with one bool operand (a tensor or a Python bool) is refused, as in PyTorch;
+    two bool tensors are refused by the dtype check (``_DTYPE_REFUSALS``)."""
+
+    def sub(self: Any, other: Any, *rest: Any) -> Any:
+        a = self._dtype is dt.bool_ if isinstance(self, Tensor) else isinstance(self, bool)
+        b = other._dtype is dt.bool_ if isinstance(other, Tensor) else isinstance(other, bool)
+        if a is not b:
+            raise RuntimeError(_SUB_BOOL)
+        return fn(self, other, *rest)
+
+    return sub
 
 
 def _where_driver(op: OpOverload, kernel: Kernel) -> Kernel:
@@ -736,13 +784,13 @@ def _bmm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
                 f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] "
                 f"but got: [{b2}, {k2}]."
             )
+        if self._dtype is dt.bool_:  # PyTorch's errors, before any device is asked
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
         if self._dtype is not mat2._dtype:
             raise RuntimeError(
-                "expected m1 and m2 to have the same dtype, but got: "
-                f"{_C_NAMES[self._dtype.name]} != {_C_NAMES[mat2._dtype.name]}"
+                f"expected scalar type {_TORCH_NAMES[self._dtype.name]} but found "
+                f"{_TORCH_NAMES[mat2._dtype.name]}"
             )
-        if self._dtype is dt.bool_:  # PyTorch's error, before any device is asked
-            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
         dev = self._device
         kdt = compute_dtype(self._dtype, dev)
         out = new_empty((b, m, n), kdt, dev)
@@ -756,7 +804,7 @@ _C_NAMES = {
     "bool": "bool",
     "uint8": "unsigned char",
     "int8": "signed char",
-    "int16": "short",
+    "int16": "short int",
     "int32": "int",
     "int64": "long int",
     "float16": "c10::Half",
@@ -861,10 +909,42 @@ def _fill_driver(op: OpOverload, kernel: Kernel) -> Kernel:
     return fill_
 
 
+#: the largest finite value of each float dtype, and its name in PyTorch's C++ messages
+_FLOAT_MAX = {
+    "float16": (65504.0, "c10::Half", "Half"),
+    "bfloat16": (3.3895313892515355e38, "c10::BFloat16", "BFloat16"),
+    "float32": (3.4028234663852886e38, "float", "Float"),
+    "float64": (1.7976931348623157e308, "double", "Double"),
+}
+
+
+def _check_uniform_bounds(self: Tensor, low: float, high: float) -> None:
+    """PyTorch's checks of ``uniform_(from, to)`` on a float tensor, empty or not."""
+    limits = _FLOAT_MAX.get(self._dtype.name)
+    if limits is not None:
+        big, c_name, name = limits
+        for what, v in (("from", low), ("to", high)):
+            if not -big <= v <= big:  # NaN too
+                raise RuntimeError(f"{what} is out of bounds for {c_name}")
+        if high - low > big:
+            raise RuntimeError(
+                f"uniform_ expects to-from <= std::numeric_limits<{name}>::max(), but found "
+                f"to={high:g} and from={low:g} which result in to-from to exceed the limit"
+            )
+    if low > high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low:g} > to={high:g}"
+        )
+
+
 def _random_driver(op: OpOverload, kernel: Kernel) -> Kernel:
+    uniform = op.schema.name.base == "uniform"
+
     def random(self: Tensor, *params: Any) -> Tensor:
         *args, gen = params
         _check_no_overlap(self)
+        if uniform:
+            _check_uniform_bounds(self, *args)
         from ember.operators.generator import generator_impl
 
         kernel(self, *args, generator_impl(gen, self._device))

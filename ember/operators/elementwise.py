@@ -327,6 +327,9 @@ def heaviside(self: Tensor, values: Any) -> Tensor:
 
 def lcm(self: Tensor, other: Tensor) -> Tensor:
     """Least common multiple (non-negative; 0 if either is 0)."""
+    if self._dtype is not other._dtype:  # promote first: a bool operand has no abs()
+        common = result_type(self, other)
+        self, other = self.to(common), other.to(common)
     g = _aten().gcd.default(self, other)
     zero = g == 0
     q = _aten().div.Tensor_mode(self, _where(zero, 1, g), rounding_mode="trunc")

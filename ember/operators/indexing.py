@@ -12,6 +12,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor
+from ember.operators.drivers import _TORCH_NAMES
 from ember.operators.index_drivers import ValuesIndices, normalize_dim
 
 __all__: list[str] = []
@@ -270,6 +271,11 @@ def masked_select(self: Tensor, mask: Tensor) -> Tensor:
 
 def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     _check_mask("masked_scatter_", mask)
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{_TORCH_NAMES[self._dtype.name]} and {_TORCH_NAMES[source._dtype.name]}"
+        )
     m = mask.expand(self._shape)
     n = int(m.sum().item())
     if n > source.numel():

@@ -141,11 +141,6 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             f"masked_scatter_: mask of shape {list(mask._shape)} cannot be broadcast to self "
             f"of shape {list(self._shape)}"
         )
-    if source._dtype is not self._dtype:
-        raise RuntimeError(
-            f"masked_scatter_: expected self and source to have same dtypes but got "
-            f"{self._dtype.name} and {source._dtype.name}"
-        )
     return self.copy_(_aten().masked_scatter.default(self, mask, source))
 
 

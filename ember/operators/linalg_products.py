@@ -77,6 +77,8 @@ def linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(
             f"expected scalar type {_NAMES[self._dtype.name]} but found {_NAMES[other._dtype.name]}"
         )
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     a = [self.narrow(d, i, 1) for i in range(3)]
     b = [other.narrow(d, i, 1) for i in range(3)]
     parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from ember.core import dtype as _dt
 from ember.core import providers
 from ember.core.tensor import Tensor
-from ember.operators.drivers import broadcast_shapes, expand_to
+from ember.operators.drivers import _SUB_BOOL, broadcast_shapes, expand_to
 
 _BOOL = _dt.bool_
 
@@ -43,10 +43,8 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
-    if a._dtype is _BOOL or b._dtype is _BOOL:
-        kernel = "addmm_impl_cpu_" if db == 2 else ("bmm" if db > 2 else "addmv_impl_cpu")
-        kernel = "dot" if da == db == 1 else kernel  # PyTorch's kernel for each shape pair
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if a._dtype is _BOOL or b._dtype is _BOOL or a._dtype is not b._dtype:
+        _refuse_dtypes(a, b, da, db)
     if da == 1 and db == 1:
         return dot(a, b)
     squeeze_first = da == 1
@@ -72,6 +70,39 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     if squeeze_last:
         out = out.squeeze(-1)
     return out
+
+
+def _refuse_dtypes(a: Tensor, b: Tensor, da: int, db: int) -> None:
+    """PyTorch's error for operands of two dtypes, or of bool, from the kernel that its
+    ``matmul`` picks for the shapes: dot, mv (``addmv``), mm (``addmm``) or bmm."""
+    from ember.operators.drivers import _C_NAMES, _TORCH_NAMES
+
+    ta, tb = _TORCH_NAMES[a._dtype.name], _TORCH_NAMES[b._dtype.name]
+    differ = a._dtype is not b._dtype
+    if da == db == 1:
+        if differ:
+            raise RuntimeError(
+                f"dot : expected both vectors to have same dtype, but found {ta} and {tb}"
+            )
+        kernel = "dot"
+    elif db == 1:
+        if differ:
+            raise RuntimeError(
+                f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}"
+            )
+        kernel = "addmv_impl_cpu"
+    elif db == 2:
+        if differ:
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{_C_NAMES[a._dtype.name]} != {_C_NAMES[b._dtype.name]}"
+            )
+        kernel = "addmm_impl_cpu_"
+    else:
+        if differ and a._dtype is not _BOOL:
+            raise RuntimeError(f"expected scalar type {ta} but found {tb}")
+        kernel = "bmm"
+    raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -108,13 +139,8 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
             f"[{tensor._shape[0]}] to have the same number of elements, but got "
             f"{self._shape[0]} and {tensor._shape[0]} elements respectively"
         )
-    if self._dtype is _BOOL:
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
-    if self._dtype is not tensor._dtype:
-        raise RuntimeError(
-            f"dot : expected both vectors to have same dtype, but found "
-            f"{self._dtype.name.capitalize()} and {tensor._dtype.name.capitalize()}"
-        )
+    if self._dtype is _BOOL or self._dtype is not tensor._dtype:
+        _refuse_dtypes(self, tensor, 1, 1)
     k = self._shape[0]
     out = _aten().bmm.default(self.view(1, 1, k), tensor.view(1, k, 1))
     return out.view(())
@@ -150,6 +176,8 @@ def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     """``other - alpha * self`` (what ``2 - x`` calls)."""
     from ember.operators.factories import scalar_tensor_like
 
+    if isinstance(other, bool) and self.dtype is not _dt.bool_:
+        raise RuntimeError(_SUB_BOOL)  # the scalar tensor below would forget it was a bool
     return _aten().sub.Tensor(scalar_tensor_like(other, self), self, alpha=alpha)
 
 

@@ -97,6 +97,8 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    if n == 0:  # dims 0 and -1 name the one (absent) dim
+        return _aten().permute.default(self, [])
     order = [-1] * n
     for s, d in zip(src, dst):
         order[d] = s

@@ -17,7 +17,7 @@ from typing import Any
 
 from ember.core import dtype as dt
 from ember.core.tensor import Tensor, _wrap_dim
-from ember.operators.drivers import _TORCH_NAMES, result_type, scalar_tensor
+from ember.operators.drivers import _C_NAMES, _TORCH_NAMES, result_type, scalar_tensor
 from ember.operators.factories import scalar_tensor_like
 
 __all__ = [
@@ -50,19 +50,6 @@ __all__ = [
     "cumsum",
     "cumprod",
 ]
-
-_C_NAMES = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-}
 
 
 def _aten() -> Any:
@@ -390,6 +377,9 @@ def logsumexp(self: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor
     nd = len(x._shape)
     dims = tuple(_dims_list(dim, nd)) if nd else ()
     if nd == 0:
+        wrapped = [_wrap_dim(d, 0) for d in ([dim] if isinstance(dim, int) else dim)]
+        if len(wrapped) > 1:  # a 0-dim tensor takes dim 0 or -1, once, as PyTorch
+            raise RuntimeError("dim 0 appears multiple times in the list of dims")
         return x.clone()
     if x.numel() == 0:
         return x.exp().sum(dims, keepdim=keepdim).log()

@@ -277,9 +277,9 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
 
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = len(self._shape)
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if n == 0:
         return reshape(self, (1,))
-    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:

@@ -108,39 +108,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "has no dimensions; ember raised RuntimeError: batch1 must be a 3D tensor "
         "[zero_dim(args[1])]"
     ),
-    ("bitwise_and_.Tensor", "raises", ""): (
-        "bitwise_and_.Tensor seed 3 int16: torch raised RuntimeError: result type Float can't"
-        " be cast to the desired output type Short; ember raised NotImplementedError: "
-        "aten::bitwise_and_.Tensor is not implemented for dtype float32; it accepts bool, int"
-        " tensors [cast(args[1], 'float32')] inputs [['int16[3, 5] [[-8, 1, -3, 4, -6], [-3, "
-        "-8, 7, 6, -7], [ 8, 3, 8, -4, -7]]', 'float32[5] [-1., 4., 3., 4., 1.]'], {}]"
-    ),
-    ("bitwise_left_shift_.Tensor", "raises", ""): (
-        "bitwise_left_shift_.Tensor seed 13 int32: torch raised RuntimeError: result type "
-        "Half can't be cast to the desired output type Int; ember raised NotImplementedError:"
-        " aten::bitwise_left_shift_.Tensor is not implemented for dtype float16; it accepts "
-        "int tensors [cast(args[1], 'float16')] inputs [['int32[] -9', 'float16[] 0.'], {}]"
-    ),
-    ("bitwise_or_.Tensor", "raises", ""): (
-        "bitwise_or_.Tensor seed 14 int16: torch raised RuntimeError: result type Float can't"
-        " be cast to the desired output type Short; ember raised NotImplementedError: "
-        "aten::bitwise_or_.Tensor is not implemented for dtype float32; it accepts bool, int "
-        "tensors [cast(args[1], 'float32')] inputs [['int16[0, 5] []', 'float32[5] [-8., 5., "
-        "5., 8., 8.]'], {}]"
-    ),
-    ("bitwise_right_shift_.Tensor", "raises", ""): (
-        "bitwise_right_shift_.Tensor seed 1 int16: torch raised RuntimeError: result type "
-        "Double can't be cast to the desired output type Short; ember raised "
-        "NotImplementedError: aten::bitwise_right_shift_.Tensor is not implemented for dtype "
-        "float64; it accepts int tensors [cast(args[1], 'float64')] inputs [['int16[3, 5] [[ "
-        "0, 5, -8, 8, -1], [ 0, -1, -4, 2, -8], [-5, -2, 3, -7, 9]]', 'float64[] 2.'], {}]"
-    ),
-    ("bitwise_xor_.Tensor", "raises", ""): (
-        "bitwise_xor_.Tensor seed 16 bool: torch raised RuntimeError: result type Float can't"
-        " be cast to the desired output type Bool; ember raised NotImplementedError: "
-        "aten::bitwise_xor_.Tensor is not implemented for dtype float32; it accepts bool, int"
-        " tensors [cast(args[1], 'float32')] inputs [['bool[] False', 'float32[] 1.'], {}]"
-    ),
     ("bmm", "raises", ""): (
         "bmm seed 6 int16: ember raised RuntimeError: expected m1 and m2 to have the same "
         "dtype, but got: short != long int; torch returned [cast(args[1], 'int64')] inputs "
@@ -153,23 +120,11 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "stride=(240, 20, 1) offset=0 []', ['5', '6'], ['2', '2'], ['1', '1'], ['0', '0'], "
         "['1', '1']], {}]"
     ),
-    ("flatten.using_ints", "raises", ""): (
-        "flatten.using_ints seed 3 bfloat16: torch raised IndexError: Dimension out of range "
-        "(expected to be in range of [-1, 0], but got 1); ember returned [zero_dim(args[0])] "
-        "inputs [['bfloat16[] 2.109375', '1', '2'], {}]"
-    ),
     ("gather", "raises", ""): (
         "gather seed 14 int64: ember raised RuntimeError: gather(): Expected dtype "
         "int32/int64 for index, got float64; torch returned [cast(args[2], 'float64')] inputs"
         " [['int64[4, 5] [[-7, 6, 0, -6, -7], [-9, 0, -7, 0, 2], [ 7, 7, 5, -3, 3], [-6, 5, "
         "-9, -1, -8]]', '0', 'float64[0, 5] []'], {}]"
-    ),
-    ("gcd_", "raises", ""): (
-        "gcd_ seed 0 int8: torch raised RuntimeError: result type Double can't be cast to the"
-        " desired output type Char; ember raised NotImplementedError: aten::gcd_ is not "
-        "implemented for dtype float64; it accepts int tensors [cast(args[1], 'float64')] "
-        "inputs [['int8[3, 5] [[-5, 9, -4, 9, 0], [ 1, -4, 2, 8, -9], [ 5, -9, -3, 0, 2]]', "
-        "'float64[] 7.'], {}]"
     ),
     ("histogram.bin_ct", "raises", ""): (
         "histogram.bin_ct seed 10 float32: torch raised RuntimeError: torch.histogramdd: "
@@ -181,43 +136,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "tensor has no dimensions; ember raised RuntimeError: im2col: Expected 3D or 4D "
         "(batch mode) tensor for input, but got: [] [zero_dim(args[0])] inputs [['float64[] "
         "7.879', ['3', '3'], ['1', '1'], ['1', '1'], ['1', '1']], {}]"
-    ),
-    ("lcm", "raises", ""): (
-        "lcm seed 19 int8: ember raised NotImplementedError: aten::abs is not implemented for"
-        " dtype bool; it accepts int, float tensors; torch returned [cast(args[1], 'bool')] "
-        "inputs [['int8[3, 4] [[-1, -3, 9, 6], [ 3, -6, -9, 2], [-7, 1, 4, 2]]', 'bool[3, 4] "
-        "[[ True, True, True, True], [ True, True, True, True], [ True, False, True, "
-        "True]]'], {}]"
-    ),
-    ("logsumexp", "raises", ""): (
-        "logsumexp seed 6 float32: torch raised IndexError: Dimension out of range (expected "
-        "to be in range of [-1, 0], but got 1); ember returned [zero_dim(args[0])] inputs "
-        "[['float32[] 7.134032', ['1']], {}]"
-    ),
-    ("masked_scatter", "raises", ""): (
-        "masked_scatter seed 3 int8: torch raised RuntimeError: masked_scatter: expected self"
-        " and source to have same dtypes but gotChar and Double; ember returned "
-        "[cast(args[2], 'float64')] inputs [['int8[3, 4] [[ 2, -8, 2, -8], [ 9, -4, 5, 9], "
-        "[-7, 1, -4, -1]]', 'bool[4] [False, True, False, False]', 'float64[12] [ 1., -7., "
-        "8., 8., 5., 8., 3., -3., 0., 0., 9., -6.]'], {}]"
-    ),
-    ("matmul", "raises", ""): (
-        "matmul seed 0 int64: torch raised RuntimeError: expected m1 and m2 to have the same "
-        "dtype, but got: long int != bool; ember raised NotImplementedError: "
-        "\"addmm_impl_cpu_\" not implemented for 'Bool' [cast(args[1], 'bool')] inputs "
-        "[['int64[0, 4] stride=(0, 0) offset=0 []', 'bool[4, 3] [[ True, True, True], [ True,"
-        " True, True], [ True, False, True], [ True, True, False]]'], {}]"
-    ),
-    ("movedim.int", "raises", ""): (
-        "movedim.int seed 9 int8: ember raised IndexError: list assignment index out of "
-        "range; torch returned [zero_dim(args[0])] inputs [['int8[] -2', '0', '-1'], {}]"
-    ),
-    ("mv", "raises", ""): (
-        "mv seed 1 int64: torch raised RuntimeError: addmv input tensors must have the same "
-        "dtype, but got Bool, Long, and Bool; ember raised NotImplementedError: "
-        "\"addmv_impl_cpu\" not implemented for 'Bool' [cast(args[1], 'bool')] inputs "
-        "[['int64[0, 4] stride=(0, 0) offset=0 []', 'bool[4] [False, True, False, False]'], "
-        "{}]"
     ),
     ("native_batch_norm", "raises", ""): (
         "native_batch_norm seed 13 bfloat16: torch raised RuntimeError: input tensor must "
@@ -248,25 +166,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "'bool')] inputs [['int16[3, 6] [[0, 0, 3, 4, 5, 8], [0, 0, 0, 2, 6, 7], [0, 3, 4, 5,"
         " 7, 8]]', 'bool[3, 5] [[ True, True, True, True, True], [False, True, True, True, "
         "True], [ True, True, True, True, True]]'], {}]"
-    ),
-    ("sub.Tensor", "raises", ""): (
-        "sub.Tensor seed 8 float64: torch raised RuntimeError: Subtraction, the `-` operator,"
-        " with a bool tensor is not supported. If you are trying to invert a mask, use the "
-        "`~` or `logical_not()` operator instead.; ember returned [cast(args[1], 'bool')] "
-        "inputs [['float64[0, 5] stride=(0, 0) offset=0 []', 'bool[5] [ True, True, True, "
-        "True, True]'], {'alpha': '0.5'}]"
-    ),
-    ("sub.out", "raises", ""): (
-        "sub.out seed 13 bfloat16: torch raised RuntimeError: Subtraction, the `-` operator, "
-        "with a bool tensor is not supported. If you are trying to invert a mask, use the `~`"
-        " or `logical_not()` operator instead.; ember returned [cast(args[1], 'bool')] inputs"
-        " [['bfloat16[0, 5] []', 'bool[5] [ True, True, True, True, True]'], {'alpha': "
-        "'0.5'}]"
-    ),
-    ("uniform_", "raises", ""): (
-        "uniform_ seed 4 float32: torch raised RuntimeError: from is out of bounds for float;"
-        " ember returned [scalar(args[1], -inf)] inputs [['float32[0, 3] []', '-inf', '2.0'],"
-        " {}]"
     ),
     ("eye", "schema", ""): (
         "eye seed 8 int8: torch's schema rejects the call: RuntimeError: aten::eye() takes 1 "
