@@ -290,9 +290,10 @@ def xlogy(self: Tensor, other: Any) -> Tensor:
     """``self * log(other)``, 0 where ``self`` is 0 unless ``other`` is NaN."""
     out = _float_result(self, other)
     x, y = _pair(self, other, out)
-    # y replaced by 1 where x == 0: the product is 0 there and its gradient stays finite
-    y = _where((x == 0) & ~y.isnan(), 1.0, y)
-    return _finish(x * y.log(), out)
+    # where x == 0 the product is 0 unless y is NaN, and its gradient in x is log(y), as
+    # PyTorch's; y is replaced by 1 where log(y) would be NaN (y <= 0) or make 0 * inf
+    zero = x == 0
+    return _finish(x * _where(zero & ((y <= 0) | (y == math.inf)), 1.0, y).log(), out)
 
 
 def _float_only(name: str, self: Any, other: Any) -> dt.dtype:

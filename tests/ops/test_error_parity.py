@@ -139,3 +139,18 @@ def test_uniform_still_draws_in_range() -> None:
     assert -2.0 <= x.min().item() and x.max().item() < 3.0
     wide = ember.empty(1000, dtype=ember.float64).uniform_(-1e300, 1e300)  # to - from is finite
     assert wide.isfinite().all() and wide.min().item() < 0 < wide.max().item()
+
+
+def test_xlogy_gradient_at_zero_is_torchs() -> None:
+    # d/dx xlogy(x, y) is log(y) at x == 0 too (0 where y <= 0 or y is inf, not NaN)
+    inf, nan = float("inf"), float("nan")
+    xs = [-0.0, 0.0, 0.0, 0.0, 1.0, -1.0, 2.0]
+    ys = [2.0, 0.0, -1.0, nan, 0.0, 3.0, inf]
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(xs, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(ys, dtype=lib.float64)
+        out = lib.xlogy(x, y)
+        out.sum().backward()
+        grads.append((out.detach().tolist(), x.grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)  # (NaN == NaN; -0.0 == 0.0)

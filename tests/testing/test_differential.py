@@ -86,12 +86,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "[[ 1.755143, 6.501189, 1.047372, 2.85903 ], [-6.437792, 8.523237, -inf, -3.680618], "
         "[ 5.056509, -5.938019, 8.18052 , 2.539148]]', ['1']], {}]"
     ),
-    ("xlogy.Tensor", "grad", ""): (
-        "xlogy.Tensor seed 1 float64: input storage 0: 1/3 differ; at [1]: ember 0.0, torch "
-        "-1.6373007618979036 [special args[0]=(-1.0, -0.0)] inputs [['float64[3, 1] [[-1. ], "
-        "[-0. ], [ 0.641217]]', 'float64[1, 4] [[3.37325 , 4.618176, 3.358653, 2.722091]]'], "
-        "{}]"
-    ),
     ("nextafter_", "mutation", ""): (
         "nextafter_ seed 10 bfloat16: argument tensor 0 after the call: 1/12 differ; at [2, "
         "1]: ember -inf, torch -3.3895313892515355e+38 [special args[0]=(-inf, "
