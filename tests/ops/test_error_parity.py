@@ -154,3 +154,21 @@ def test_xlogy_gradient_at_zero_is_torchs() -> None:
         out.sum().backward()
         grads.append((out.detach().tolist(), x.grad.tolist()))
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)  # (NaN == NaN; -0.0 == 0.0)
+
+
+@pytest.mark.parametrize("op", ["copysign", "remainder", "fmod"])
+def test_gradients_at_infinities_are_torchs(op: str) -> None:
+    # copysign: result / self (NaN at an infinite self); remainder/fmod: the other's gradient
+    # is minus the floor (trunc) division, which is -1 for -3 // inf
+    inf, nan = float("inf"), float("nan")
+    xs = [-inf, inf, 0.0, -0.0, 2.0, nan, -3.0, 3.0]
+    ys = [1.0, -1.0, -1.0, 1.0, -2.0, 1.0, inf, -inf]
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(xs, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(ys, dtype=lib.float64, requires_grad=True)
+        getattr(lib, op)(x, y).sum().backward()
+        grads.append((x.grad.tolist(), None if y.grad is None else y.grad.tolist()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0])
+    if grads[1][1] is not None:
+        np.testing.assert_allclose(grads[0][1], grads[1][1])

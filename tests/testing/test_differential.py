@@ -49,14 +49,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
         "-0.7389403581619263 [special args[1]=(1.1754943508222875e-38, "
         "1.1920928955078125e-07, nan), scalar(args[2], inf)]"
     ),
-    ("copysign", "grad", ""): (
-        "copysign seed 0 float64: input storage 0: 1/23 differ; at [8]: ember "
-        "-0.2260536837764071, torch nan [special args[0]=(1.0, -inf)]"
-    ),
-    ("copysign_", "grad", ""): (
-        "copysign_ seed 13 float64: input storage 0: 1/15 differ; at [2]: ember "
-        "0.2657819930869776, torch nan [special args[0]=(-inf,)]"
-    ),
     ("cumprod", "grad", ""): (
         "cumprod seed 9 float64: input storage 0: 1/15 differ; at [8]: ember "
         "-0.08951131722321745, torch nan [special args[0]=(nan,)] inputs [['float64[3, 5] "
@@ -71,10 +63,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ("native_layer_norm", "grad", ""): (
         "native_layer_norm seed 18 float32: input storage 0: 37/60 differ; at [5]: ember "
         "-inf, torch nan [special args[2]=(nan, -3.4028234663852886e+38)]"
-    ),
-    ("remainder_.Tensor", "grad", ""): (
-        "remainder_.Tensor seed 3 float64: input storage 1: 1/12 differ; at [6]: ember 0.0, "
-        "torch 0.9166648242445106 [special args[1]=(inf,)]"
     ),
     ("trapezoid.dx", "grad", ""): (
         "trapezoid.dx seed 8 float32: input storage 0: 6/29 differ; at [0]: ember -inf, torch"

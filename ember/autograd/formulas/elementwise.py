@@ -220,16 +220,21 @@ FORMULAS: dict[str, Any] = {
     ),
     "aten::nextafter": (lambda grad: grad, lambda grad: zeros(grad)),  # PyTorch's convention
     "aten::copysign": (
-        lambda grad, self, result: grad * self.sign() * result.sign(),
+        # result / self, 0 where self is 0: NaN at an infinite self, as PyTorch's
+        lambda grad, self, result: grad * _where(self == 0, 0.0, result / self),
         lambda grad: zeros(grad),
     ),
     "aten::remainder.Tensor": (
         lambda grad: grad,
-        lambda grad, self, other: -grad * (self / other).floor(),
+        lambda grad, self, other: (
+            -grad * aten().div.Tensor_mode(self, other, rounding_mode="floor")
+        ),
     ),
     "aten::fmod.Tensor": (
         lambda grad: grad,
-        lambda grad, self, other: -grad * (self / other).trunc(),
+        lambda grad, self, other: (
+            -grad * aten().div.Tensor_mode(self, other, rounding_mode="trunc")
+        ),
     ),
     "aten::pow.Tensor_Tensor": (_pow_self, _pow_exponent),
     "aten::pow.Tensor_Scalar": (_pow_self_scalar,),
