@@ -311,6 +311,14 @@ def _batch_norm_driver(op: OpOverload, kernel: Kernel) -> Kernel:
         if (running_mean is None) != (running_var is None):
             raise RuntimeError("batch_norm: running_mean and running_var must both be given")
         kdt = _float("batch_norm", input)
+        if input.numel() == 0:
+            if training:  # no batch statistics to take
+                raise RuntimeError(
+                    "input tensor must have at least one element, but got input_sizes = "
+                    f"{list(input._shape)}"
+                )
+            empty = new_empty((0,), kdt, input._device)
+            return new_empty(input._shape, input._dtype, input._device), empty, empty
         x = _contig(input, kdt)
         out = new_empty(x._shape, kdt, x._device)
         save_mean = new_empty((c,), kdt, x._device)

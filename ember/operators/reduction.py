@@ -328,39 +328,43 @@ def _lerp(a: Tensor, b: Tensor, w: Any) -> Tensor:
     return _aten().where.self(small, a + w * diff, b - diff * (1 - w))  # type: ignore[no-any-return]
 
 
-def _check_q(name: str, self: Tensor, q: Any) -> Tensor:
+def _check_q(self: Tensor, q: Any) -> Tensor:
     if isinstance(q, Tensor):
         if len(q._shape) > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q._dtype is not self._dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        if q.numel() and not bool(((q >= 0) & (q <= 1)).all()):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-        return q.reshape(-1)
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        return q.reshape(-1)  # its values are checked after dim (_check_q_values)
     if not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     return _aten().full.default((1,), float(q), dtype=self._dtype, device=self._device)  # type: ignore[no-any-return]
+
+
+def _check_q_values(qs: Tensor) -> None:
+    if qs.numel() and not bool(((qs >= 0) & (qs <= 1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
 
 
 def _quantile(
     name: str, self: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, skip_nan: bool
 ) -> Tensor:
     if self._dtype not in (dt.float32, dt.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
-            f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
-            f"nearest. Got {interpolation}"
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}"
         )
-    qs = _check_q(name, self, q)
+    qs = _check_q(self, q)
     if self.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     nd = len(self._shape)
     if dim is None:
         x, d = self.reshape(-1), 0
     else:
         d = normalize_dim(dim, nd)
         x = self if nd else self.reshape(1)
+    _check_q_values(qs)  # after the dim, as PyTorch
     s = x.sort(dim=d, stable=True).values.movedim(d, -1)
     rows = tuple(s._shape[:-1])
     n = s._shape[-1]

@@ -244,6 +244,8 @@ def histogram(self: Tensor, bins: int = 100, range: Any = None,  # noqa: A002
         lo, hi = float(x.amin().item()), float(x.amax().item())
     else:
         lo, hi = 0.0, 0.0
+    if not (abs(lo) < float("inf") and abs(hi) < float("inf")):  # NaN too
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     edges = _aten().linspace(lo, hi, bins + 1, dtype=self._dtype, device=self._device)

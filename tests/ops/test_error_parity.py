@@ -66,6 +66,37 @@ OTHERS = [
     "lib.tensor([6, 4]).lcm(lib.tensor([4, 6], dtype=lib.int32))",
 ]
 
+# the order of checks decides which error a call with two faults gets
+QUANTILE_HISTOGRAM = [
+    "lib.quantile(lib.tensor([1.0]), 2.0, 5)",
+    "lib.quantile(lib.tensor([]), 2.0, 5)",
+    "lib.quantile(lib.tensor([1.0]), 0.5, 5)",
+    "lib.quantile(lib.tensor([1.0]), lib.tensor([2.0]), 5)",
+    "lib.quantile(lib.tensor(6.3, dtype=lib.float64), lib.tensor([0.5], dtype=lib.float64), 1)",
+    "lib.quantile(lib.tensor([1.0]), lib.tensor([2.0]))",
+    "lib.quantile(lib.tensor([]), lib.tensor([2.0]), 0)",
+    "lib.quantile(lib.tensor([1.0, 3.0]), lib.tensor([0.5]))",
+    "lib.nanquantile(lib.tensor([1.0, float('nan')]), lib.tensor([-1.0]), 0)",
+    "lib.nanquantile(lib.tensor([1]), 0.5)",
+    "lib.nanquantile(lib.tensor([]), 0.5)",
+    "lib.nanquantile(lib.tensor([1.0]), 0.5, interpolation='x')",
+    "lib.histogram(lib.tensor([1.0, float('inf')]), bins=3)",
+    "lib.histogram(lib.tensor([1.0, float('nan')]), bins=3)",
+    "lib.histogram(lib.tensor([1.0, 2.0]), bins=3, range=(-float('inf'), 2.0))",
+    "lib.histogram(lib.tensor([1.0, 2.0]), bins=3, range=(0.0, float('nan')))",
+    "lib.histogram(lib.tensor([1.0, 2.0]), bins=3, range=(0.5, 2.5)).hist",
+]
+
+BATCH_NORM_EMPTY = [
+    "lib.ops.aten.native_batch_norm(lib.ones(4, 3, 0), None, None, None, None, True, 0.1, 1e-5)",
+    "lib.ops.aten.native_batch_norm("
+    "lib.ones(4, 3, 0), None, None, lib.zeros(3), lib.ones(3), False, 0.1, 1e-5)[1]",
+    "lib.nn.functional.batch_norm(lib.ones(4, 3, 0), None, None, training=True)",
+    "lib.nn.functional.batch_norm(lib.ones(0, 3), lib.zeros(3), lib.ones(3), training=True)",
+    "lib.nn.functional.batch_norm(lib.ones(0, 3), lib.zeros(3), lib.ones(3), training=False)",
+    "lib.nn.BatchNorm2d(3)(lib.ones(0, 3, 2, 2))",
+]
+
 UNIFORM = [
     f"lib.empty({shape}, dtype=lib.{dtype}).uniform_({low}, {high})"
     for shape in ("3", "(4, 3, 0)")
@@ -123,7 +154,16 @@ def _outcome(lib, expr: str):
     return "value", value
 
 
-@pytest.mark.parametrize("expr", INPLACE_CAST + SUB_BOOL + ZERO_DIM_DIMS + OTHERS + UNIFORM)
+@pytest.mark.parametrize(
+    "expr",
+    INPLACE_CAST
+    + SUB_BOOL
+    + ZERO_DIM_DIMS
+    + OTHERS
+    + QUANTILE_HISTOGRAM
+    + BATCH_NORM_EMPTY
+    + UNIFORM,
+)
 def test_refused_as_torch_refuses(expr: str) -> None:
     assert _outcome(ember, expr) == _outcome(torch, expr)
 
@@ -172,3 +212,12 @@ def test_gradients_at_infinities_are_torchs(op: str) -> None:
     np.testing.assert_allclose(grads[0][0], grads[1][0])
     if grads[1][1] is not None:
         np.testing.assert_allclose(grads[0][1], grads[1][1])
+
+
+def test_batch_norm_of_an_empty_batch_keeps_the_graph_and_the_statistics() -> None:
+    for lib in (ember, torch):
+        m = lib.nn.BatchNorm1d(3)
+        x = lib.ones(0, 3, requires_grad=True)
+        m(x).sum().backward()
+        assert x.grad.shape == (0, 3) and m.weight.grad.tolist() == [0.0, 0.0, 0.0]
+        assert m.running_mean.tolist() == [0.0] * 3 and m.running_var.tolist() == [1.0] * 3

@@ -108,23 +108,11 @@ XFAIL: dict[tuple[str, str, str], str] = {
         " [['int64[4, 5] [[-7, 6, 0, -6, -7], [-9, 0, -7, 0, 2], [ 7, 7, 5, -3, 3], [-6, 5, "
         "-9, -1, -8]]', '0', 'float64[0, 5] []'], {}]"
     ),
-    ("histogram.bin_ct", "raises", ""): (
-        "histogram.bin_ct seed 10 float32: torch raised RuntimeError: torch.histogramdd: "
-        "dimension 0's range [0, nan] is not finite; ember returned "
-        "[scalar(kwargs['range'][1], nan)]"
-    ),
     ("im2col", "raises", ""): (
         "im2col seed 12 float64: torch raised IndexError: Dimension specified as -1 but "
         "tensor has no dimensions; ember raised RuntimeError: im2col: Expected 3D or 4D "
         "(batch mode) tensor for input, but got: [] [zero_dim(args[0])] inputs [['float64[] "
         "7.879', ['3', '3'], ['1', '1'], ['1', '1'], ['1', '1']], {}]"
-    ),
-    ("native_batch_norm", "raises", ""): (
-        "native_batch_norm seed 13 bfloat16: torch raised RuntimeError: input tensor must "
-        "have at least one element, but got input_sizes = [4, 3, 0]; ember returned "
-        "[zero_size(args[0], 1)] inputs [['bfloat16[4, 3, 0] stride=(15, 5, 1) offset=0 []', "
-        "'bfloat16[3] [-5.96875, -8. , -6.21875]', 'bfloat16[3] [ 3.90625, 6. , -5.34375]', "
-        "'None', 'None', 'True', '0.1', '1e-05'], {}]"
     ),
     ("native_layer_norm", "raises", ""): (
         "native_layer_norm seed 6 float16: torch raised RuntimeError: mixed dtype (CPU): "
@@ -134,13 +122,6 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ("native_layer_norm_backward", "raises", ""): (
         "native_layer_norm_backward seed 16 bfloat16: torch raised RuntimeError: expected "
         "scalar type BFloat16 but found Bool; ember returned [cast(args[5], 'bool')]"
-    ),
-    ("quantile", "raises", ""): (
-        "quantile seed 4 float64: torch raised IndexError: Dimension out of range (expected "
-        "to be in range of [-1, 0], but got 1); ember raised RuntimeError: quantile() q "
-        "values must be in the range [0, 1] [zero_dim(args[0]), special args[1]=(nan, 1.0)] "
-        "inputs [['float64[] 6.311024', 'float64[5] [0. , 0.25, 1. , nan, 1. ]', '1', "
-        "'False'], {'interpolation': \"'nearest'\"}]"
     ),
     ("searchsorted.Tensor", "raises", ""): (
         "searchsorted.Tensor seed 1 int16: ember raised NotImplementedError: "

@@ -296,6 +296,15 @@ def batch_norm(
             )
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0 and input.ndim > 1:
+        # no statistics to take or update: the (empty) output stays connected to the
+        # parameters, as PyTorch's
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     return ember.ops.aten.native_batch_norm.default(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )[0]
