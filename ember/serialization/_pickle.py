@@ -141,6 +141,9 @@ class Interpreter:
             struct.error,
             UnicodeDecodeError,
             OverflowError,
+            # a rebuild handed values of the wrong kind: bool() of a tensor, a Parameter of an
+            # integer dtype that requires grad (ember raises RuntimeError, as torch does)
+            RuntimeError,
         ) as e:
             raise _bad(
                 f"malformed pickle in checkpoint near byte {self._pos} "
