@@ -32,6 +32,7 @@ import ember
 from ember.core.tensor import Tensor
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.functional._rnn import gru_sequence, lstm_sequence, rnn_sequence
 from ember.nn.modules.module import Module
 from ember.nn.modules.rnn_cell import (
     GRUCell,
@@ -267,11 +268,17 @@ class RNNBase(Module):
             outs = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, suffix)
-                proj = F.linear(x, w_ih, b_ih)
                 if b_hh is not None and self.mode != "GRU":
-                    # Outside the loop: one add and one bias reduction instead of one per step.
-                    # (GRU's b_hn sits inside r * (W_hn h + b_hn), so it stays in the cell.)
-                    proj, b_hh = proj + b_hh, None
+                    # Into the input projection's bias: one add of two vectors instead of one
+                    # per step. (GRU's b_hn sits inside r * (W_hn h + b_hn): it stays in the cell.)
+                    b_ih, b_hh = b_ih + b_hh, None
+                proj = F.linear(x, w_ih, b_ih)
+                state = states[layer * directions + d]
+                if masks is None:  # Note [Recurrent sequence node]: one node per layer
+                    out, *final = self._sequence(proj, state, w_hh, b_hh, w_hr, d == 1)
+                    outs.append(out)
+                    finals.append(tuple(final))
+                    continue
                 if d == 1 and rev is not None:
                     proj = _time_permute(proj, rev)
                 steps = _Pieces.apply(proj, 0)
@@ -279,7 +286,6 @@ class RNNBase(Module):
                 w_hr_t = w_hr.t() if w_hr is not None else None
                 if d == 1 and rev is None:
                     steps = steps[::-1]
-                state = states[layer * directions + d]
                 seq = []
                 for i, xp in enumerate(steps):
                     new: tuple[Tensor, ...]
@@ -300,6 +306,17 @@ class RNNBase(Module):
                 finals.append(state)
             x = outs[0] if directions == 1 else _Join.apply(-1, *outs)
         return x, finals
+
+    def _sequence(
+        self, proj: Tensor, state: tuple[Tensor, ...], w_hh: Tensor, b_hh: Tensor | None,
+        w_hr: Tensor | None, reverse: bool,
+    ) -> tuple[Tensor, ...]:  # fmt: skip
+        """One layer and direction over the whole sequence: ``(out, *final_state)``."""
+        if self.mode == "LSTM":
+            return lstm_sequence(proj, state[0], state[1], w_hh, w_hr, reverse)
+        if self.mode == "GRU":
+            return gru_sequence(proj, state[0], w_hh, b_hh, reverse)
+        return rnn_sequence(proj, state[0], w_hh, self.mode == "RNN_RELU", reverse)
 
     def _zeros(self, like: Tensor, shape: tuple[int, ...]) -> Tensor:
         return ember.zeros(shape, dtype=like.dtype, device=like.device)
